@@ -1,0 +1,1 @@
+"""Compressors: budgets, turn selectors (registry by name), KV-cache presses."""

@@ -1,0 +1,50 @@
+"""Turn-selector protocol and the registry every selector registers in.
+
+A selector gets a dialogue's turns and a turn budget ``k`` and returns the indices to keep
+(ascending). It never renders, caches, logs or retries: the pipeline does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from compressbench.corpora.model import Turn
+
+
+class TurnSelector(Protocol):
+    name: str
+    budget_rule: str  # "round" (positional, spec §3.10) or "floor" (content-aware)
+    published_render: str  # "markers" ("[Tn] SPEAKER: text" lines) or "plain" (space-joined)
+
+    def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
+        """Indices of the turns to keep, ascending. ``probe_id`` seeds random selectors."""
+        ...
+
+
+SelectorFactory = Callable[..., TurnSelector]
+SELECTORS: dict[str, SelectorFactory] = {}
+
+
+def register_selector(name: str) -> Callable[[SelectorFactory], SelectorFactory]:
+    """Class/factory decorator: ``@register_selector("recency")``."""
+
+    def deco(factory: SelectorFactory) -> SelectorFactory:
+        if name in SELECTORS:
+            raise ValueError(f"selector {name!r} registered twice")
+        SELECTORS[name] = factory
+        return factory
+
+    return deco
+
+
+def get_selector(name: str, **params: Any) -> TurnSelector:
+    """Build a registered selector by name with its keyword parameters."""
+    from compressbench.compress import selectors  # noqa: F401  (imports register every selector)
+
+    try:
+        factory = SELECTORS[name]
+    except KeyError:
+        known = ", ".join(sorted(SELECTORS))
+        raise KeyError(f"unknown selector {name!r}; known: {known}") from None
+    return factory(**params)

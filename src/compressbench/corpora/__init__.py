@@ -1,0 +1,1 @@
+"""Dialogue corpora: one model, loaders by name."""

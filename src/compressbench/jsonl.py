@@ -1,0 +1,81 @@
+"""JSONL reading with located errors, and atomic writing (temp file + rename)."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from compressbench.errors import InputError
+
+
+def open_text(path: str | Path) -> IO[str]:
+    """Open a text file, transparently decompressing ``.gz``."""
+    p = Path(path)
+    if p.suffix == ".gz":
+        return gzip.open(p, "rt", encoding="utf-8")
+    return p.open("r", encoding="utf-8")
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield one dict per non-blank line; a bad line raises InputError naming file and line."""
+    with open_text(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"invalid JSON ({exc.msg})", file=str(path), record=f"line {lineno}"
+                ) from exc
+            if not isinstance(row, dict):
+                raise InputError("expected a JSON object", file=str(path), record=f"line {lineno}")
+            yield row
+
+
+def dumps(row: Any) -> str:
+    """Canonical one-line JSON used for every stage output (stable bytes)."""
+    return json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """Write to a temp file beside ``path``; rename over it only if the block succeeds."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_jsonl(path: str | Path, rows: Iterable[Any]) -> int:
+    """Atomically write rows as JSONL; returns the number of rows written."""
+    n = 0
+    with atomic_writer(path) as fh:
+        for row in rows:
+            fh.write(dumps(row) + "\n")
+            n += 1
+    return n
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

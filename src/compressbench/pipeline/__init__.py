@@ -1,0 +1,1 @@
+"""The TPBench pipeline: one function per DVC stage (see ``dvc.yaml``)."""

@@ -1,0 +1,47 @@
+"""Build the configured reader from ``params.yaml``'s ``reader`` block (by backend name)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from compressbench.config import ReaderSpec
+from compressbench.readers.base import Reader
+from compressbench.readers.registry import get_reader
+
+DEFAULT_MODEL = "smollm2"
+
+
+def _hf(spec: ReaderSpec) -> dict[str, Any]:
+    return {
+        "model": None if spec.model == DEFAULT_MODEL else spec.model,
+        "dtype": spec.dtype,
+        "attn_implementation": spec.attn_implementation,
+        "batch_size": spec.batch_size,
+        "max_input_tokens": spec.max_input_tokens,
+    }
+
+
+def _openai(spec: ReaderSpec) -> dict[str, Any]:
+    return {
+        "model": spec.model,
+        "base_url": spec.base_url,
+        "concurrency": spec.concurrency,
+        "max_retries": spec.max_retries,
+    }
+
+
+def _vllm(spec: ReaderSpec) -> dict[str, Any]:
+    return {"model": spec.model, "max_input_tokens": spec.max_input_tokens, "dtype": spec.dtype}
+
+
+BACKEND_PARAMS: dict[str, Callable[[ReaderSpec], dict[str, Any]]] = {
+    "hf": _hf,
+    "openai": _openai,
+    "vllm": _vllm,
+}
+
+
+def build_reader(spec: ReaderSpec) -> Reader:
+    """The reader named by ``spec.backend`` with its parameters."""
+    return get_reader(spec.backend, **BACKEND_PARAMS[spec.backend](spec))

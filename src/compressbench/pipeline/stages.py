@@ -1,0 +1,243 @@
+"""One function per DVC stage. Each reads the previous stage's files, writes its own atomically.
+
+corpora -> transitions -> probes -> contexts -> answers -> scores -> metrics (see ``dvc.yaml``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from compressbench.config import Params
+from compressbench.corpora.model import Dialogue, dialogue_from_dict, dialogue_to_dict
+from compressbench.jsonl import atomic_writer, dumps, read_jsonl, write_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.aggregate import by_probe_seed, cell_metrics, seed_means
+from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.report import summary_markdown
+from compressbench.pipeline.sources import corpus_dialogues
+from compressbench.pipeline.track import log_to_mlflow
+from compressbench.readers.base import ChatRequest
+from compressbench.readers.cache import AnswerCache, cache_key, generate_cached
+from compressbench.scoring.answers import score_answer
+from compressbench.tpbench.contexts import probe_context
+from compressbench.tpbench.probes import build_probes, candidate_pool, cells, read_probes
+from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
+from compressbench.tracking import write_manifest
+
+log = logging.getLogger(__name__)
+
+# Fields of a probe that travel with its context to the answers and scores stages.
+PROBE_FIELDS = (
+    "dataset",
+    "dialogue_id",
+    "seed",
+    "slot",
+    "slot_human",
+    "gold",
+    "gold_value",
+    "gold_story_label",
+    "old_value",
+    "new_value",
+)
+
+
+def read_corpus(dataset: str) -> Iterator[Dialogue]:
+    for row in read_jsonl(paths.corpus_file(dataset)):
+        yield dialogue_from_dict(row)
+
+
+def stage_corpora(params: Params, dataset: str) -> Path:
+    """Materialise a corpus as deterministic gzipped JSONL (same source -> same bytes)."""
+    out = paths.corpus_file(dataset)
+    n = 0
+    with (
+        atomic_writer(out, "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+        io.TextIOWrapper(gz, encoding="utf-8") as fh,
+    ):
+        for dialogue in corpus_dialogues(params.corpus(dataset)):
+            fh.write(dumps(dialogue_to_dict(dialogue)) + "\n")
+            n += 1
+    log.info("corpora %s: %d dialogues -> %s", dataset, n, out)
+    return out
+
+
+def stage_transitions(params: Params, dataset: str) -> Path:
+    """Statistics of the corpus's turning points (a DVC metrics file)."""
+    rows = corpus_stats(corpus_transitions(read_corpus(dataset)), dataset)
+    out = paths.transitions_file(dataset)
+    with atomic_writer(out) as fh:
+        json.dump({"rows": [r.to_row() for r in rows]}, fh, indent=2)
+        fh.write("\n")
+    print(format_table(rows))
+    return out
+
+
+def probe_types_at(params: Params, ratio: float) -> list[str]:
+    """P1/P2 run at every ratio, P3 only at ``p3_ratio`` (as published)."""
+    return [p.upper() for p in params.probes if p != "p3" or ratio == params.p3_ratio]
+
+
+def stage_probes(params: Params, dataset: str, ratio: float) -> Path:
+    """The sampled probes of every (probe type, seed) cell at one ratio."""
+    pool = candidate_pool(read_corpus(dataset))
+    grid = cells(probe_types_at(params, ratio), params.seeds, [ratio])
+    out = paths.probes_file(dataset, ratio)
+    n = write_jsonl(out, (p.to_row() for p in build_probes(pool, grid, params.n_per_cell)))
+    log.info("probes %s r=%s: %d rows from a pool of %d", dataset, ratio, n, len(pool))
+    return out
+
+
+def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Compress every probe's dialogue with one method and render its prompt."""
+    cell = paths.CellFiles(dataset, method, ratio)
+    probes = list(read_probes(paths.probes_file(dataset, ratio)))
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for probe in tqdm(probes, desc=f"contexts {dataset} {method} {ratio}", unit="probe"):
+            ctx = probe_context(probe, method, render_mode=params.render)
+            row = ctx.to_row()
+            row.update({k: getattr(probe, k) for k in PROBE_FIELDS})
+            row["n_turns"] = probe.n_turns
+            yield row
+
+    write_jsonl(cell.contexts, rows())
+    return cell.contexts
+
+
+def answer_cache_path() -> Path:
+    """The answer cache: ``$COMPRESSBENCH_ANSWER_CACHE`` or ``.cache/answers.sqlite``."""
+    env = os.environ.get("COMPRESSBENCH_ANSWER_CACHE")
+    return Path(env) if env else Path(".cache") / "answers.sqlite"
+
+
+def request_id(row: dict[str, Any]) -> str:
+    """Unique id of a probe inside a cell file (a question appears once per probe type/seed)."""
+    return f"{row['probe_type']}|{row['seed']}|{row['probe_id']}"
+
+
+def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Ask the reader every prompt of a cell; cached answers are never regenerated.
+
+    The answers file holds only deterministic fields, so a run killed part-way and resumed
+    writes the same bytes as an uninterrupted one; timings go to the ``.stats.json`` beside it.
+    """
+    cell = paths.CellFiles(dataset, method, ratio)
+    contexts = list(read_jsonl(cell.contexts))
+    spec = params.reader
+    requests = [
+        ChatRequest(
+            id=request_id(row),
+            system=row["prompt_system"],
+            user=row["prompt_user"],
+            max_new_tokens=spec.max_new_tokens[row["probe_type"].lower()],
+        )
+        for row in contexts
+    ]
+    reader = build_reader(spec)
+    with AnswerCache(answer_cache_path()) as cache:
+        run = generate_cached(reader, requests, cache)
+    keys = [cache_key(reader, r) for r in requests]
+    answer_rows = [
+        {
+            **{k: row[k] for k in ANSWER_CARRY},
+            "method": method,
+            "ratio": ratio,
+            "output": gen.output_text,
+            "error": gen.error,
+            "tokens_in": gen.tokens_in,
+            "tokens_out": gen.tokens_out,
+            "backend": reader.name,
+            "model_id": reader.model_id,
+            "model_revision": reader.revision,
+            "cache_key": key,
+        }
+        for row, gen, key in zip(contexts, run.generations, keys, strict=True)
+    ]
+    write_jsonl(cell.answers, answer_rows)
+    generation_seconds = sum(g.seconds for g in run.generations)
+    tokens_out = sum(g.tokens_out for g in run.generations)
+    stats = {
+        "cell": {"dataset": dataset, "method": method, "ratio": ratio},
+        "requests": len(requests),
+        **run.stats.as_dict(),
+        "tokens_in": sum(g.tokens_in for g in run.generations),
+        "tokens_out": tokens_out,
+        "generation_seconds": generation_seconds,
+        "tokens_per_s": tokens_out / generation_seconds if generation_seconds else 0.0,
+        "backend": reader.name,
+        "model_id": reader.model_id,
+        "model_revision": reader.revision,
+        "decoding": reader.decoding(),
+    }
+    with atomic_writer(cell.answer_stats) as fh:
+        json.dump(stats, fh, indent=2, default=str)
+        fh.write("\n")
+    return cell.answers
+
+
+# Fields of a context row that the answers and scores stages keep.
+ANSWER_CARRY = (
+    "probe_id",
+    "probe_type",
+    "task_id",
+    *PROBE_FIELDS,
+    "k_turns",
+    "n_turns",
+    "kept_turn_ids",
+)
+
+
+def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Score every stored answer of a cell with its probe's published scorer."""
+    cell = paths.CellFiles(dataset, method, ratio)
+    rows = [{**row, **score_answer(row)} for row in read_jsonl(cell.answers)]
+    write_jsonl(cell.scores, rows)
+    return cell.scores
+
+
+def _cells(params: Params) -> list[paths.CellFiles]:
+    return [
+        paths.CellFiles(d, m, r)
+        for d in params.datasets
+        for m in params.methods
+        for r in params.ratios
+    ]
+
+
+def stage_metrics(params: Params) -> Path:
+    """Aggregate every cell of the current grid; write metrics, summary, manifest; log MLflow."""
+    headline: dict[str, Any] = {}
+    per_seed_rows: list[tuple[paths.CellFiles, str, int, dict[str, float], dict[str, Any]]] = []
+    for cell in _cells(params):
+        rows = list(read_jsonl(cell.scores))
+        stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
+        per_probe: dict[str, dict[int, dict[str, float]]] = {}
+        for (probe_type, seed), group in by_probe_seed(rows).items():
+            metrics = cell_metrics(group)
+            per_probe.setdefault(probe_type, {})[seed] = metrics
+            per_seed_rows.append((cell, probe_type, seed, metrics, stats))
+        headline.setdefault(cell.dataset, {}).setdefault(cell.method, {})[
+            paths.ratio_name(cell.ratio)
+        ] = {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
+    with atomic_writer(paths.METRICS_FILE) as fh:
+        json.dump(headline, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    with atomic_writer(paths.SUMMARY_FILE) as fh:
+        fh.write(summary_markdown(params, headline))
+    outputs = [p for c in _cells(params) for p in (c.contexts, c.answers, c.scores)]
+    outputs += [paths.corpus_file(d) for d in params.datasets]
+    outputs += [paths.probes_file(d, r) for d in params.datasets for r in params.ratios]
+    write_manifest(paths.MANIFEST_FILE, [*outputs, paths.METRICS_FILE], stage="metrics", root=".")
+    log_to_mlflow(params, per_seed_rows)
+    print(paths.SUMMARY_FILE.read_text(encoding="utf-8"))
+    return paths.METRICS_FILE

@@ -1,0 +1,341 @@
+"""Transformers reader (spec §6): chat template, left truncation, greedy, batched.
+
+Loads a Hub id, a local directory or a GGUF file. Batches are length-sorted and left-padded;
+on the default reader in fp32 on CPU they give exactly the one-at-a-time greedy answers
+(tested). A KV press plugs in through ``press`` and the single method ``_generate_batch``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from compressbench.readers import chat
+from compressbench.readers.base import ChatRequest, Generation, provenance
+from compressbench.readers.env import hub_commit, model_sha256
+from compressbench.readers.postprocess import from_exception, from_text
+
+log = logging.getLogger(__name__)
+
+
+class PressHook(Protocol):
+    """Generation under a KV press (see ``compressbench.compress.kv``).
+
+    Gets the left-padded batch and the greedy generation kwargs; returns the new token ids
+    ``[batch, new_tokens]`` (rows may be padded with ``pad_token_id`` after eos).
+    """
+
+    def __call__(
+        self,
+        *,
+        model: Any,
+        tokenizer: Any,
+        prompts: Sequence[str],
+        input_ids: Any,
+        attention_mask: Any,
+        generate_kwargs: dict[str, Any],
+    ) -> Any: ...
+
+
+@dataclass
+class _Row:
+    index: int
+    request: ChatRequest
+    prompt: str
+    ids: list[int]
+
+
+class HFReader:
+    """Reader on a transformers causal LM.
+
+    Parameters: ``model`` (Hub id, local directory or ``.gguf`` path; None = the default
+    SmolLM2-135M-Instruct from PyPI), ``gguf_file`` (GGUF file name inside ``model``),
+    ``revision`` (Hub revision to load), ``model_id`` / ``model_revision`` (provenance
+    overrides), ``dtype``, ``attn_implementation`` (``eager`` / ``sdpa``), ``device``
+    (``auto``, ``cpu``, ``cuda``...), ``batch_size``, ``max_batch_tokens`` (cap on padded
+    input tokens per batch), ``max_input_tokens`` (left truncation, default 7168), ``press``
+    (:class:`PressHook`), ``press_spec`` (its parameters, for the cache key) and
+    ``num_threads`` (``torch.set_num_threads``, process-wide; None leaves it alone).
+    """
+
+    name = "hf"
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        gguf_file: str | None = None,
+        revision: str | None = None,
+        model_id: str | None = None,
+        model_revision: str | None = None,
+        dtype: str = "float32",
+        attn_implementation: str = "eager",
+        device: str = "auto",
+        batch_size: int = 1,
+        max_batch_tokens: int | None = None,
+        max_input_tokens: int = chat.DEFAULT_MAX_INPUT_TOKENS,
+        press: PressHook | None = None,
+        press_spec: dict[str, Any] | None = None,
+        num_threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if model is None:
+            from compressbench.readers.smollm import prepare_default_model
+
+            prepared = prepare_default_model()
+            model, gguf_file = prepared.path, None
+            model_id = model_id or prepared.model_id
+            model_revision = model_revision or prepared.revision
+        source, gguf_file = _split_gguf(model, gguf_file)
+        self.dtype = dtype
+        self.attn_implementation = attn_implementation
+        self.batch_size = batch_size
+        self.max_batch_tokens = max_batch_tokens
+        self.max_input_tokens = max_input_tokens
+        self.press = press
+        self.press_spec = press_spec
+        self.device = _resolve_device(device)
+        if num_threads is not None:
+            import torch
+
+            torch.set_num_threads(num_threads)  # process-wide; helps a lot on busy CPUs
+        self.model, self.tokenizer = _load(
+            source, gguf_file, revision, dtype, attn_implementation, self.device
+        )
+        chat.prepare_tokenizer(self.tokenizer)
+        self.tokenizer_sha = chat.tokenizer_fingerprint(self.tokenizer)
+        self.model_id = model_id or (f"{source}:{gguf_file}" if gguf_file else str(source))
+        self.revision = model_revision or _revision(self.model, source, gguf_file, revision)
+        self.pad_token_id = int(self.tokenizer.eos_token_id)
+        self.eos_token_ids = _eos_ids(self.model, self.tokenizer)
+
+    def with_press(
+        self, press: PressHook | None, press_spec: dict[str, Any] | None = None, **overrides: Any
+    ) -> HFReader:
+        """A reader sharing this one's loaded model, with another press (and overrides)."""
+        other = copy.copy(self)
+        other.press, other.press_spec = press, press_spec
+        for key, value in overrides.items():
+            if not hasattr(other, key):
+                raise AttributeError(f"HFReader has no parameter {key!r}")
+            setattr(other, key, value)
+        return other
+
+    # -- protocol ---------------------------------------------------------------------------
+    def decoding(self) -> dict[str, Any]:
+        return {
+            "do_sample": False,
+            "temperature": 1.0,
+            "top_p": 1.0,
+            "max_input_tokens": self.max_input_tokens,
+            "truncation_side": "left",
+            "chat_template": chat.has_chat_template(self.tokenizer),
+            "tokenizer": self.tokenizer_sha,
+            "dtype": self.dtype,
+            "attn_implementation": self.attn_implementation,
+            "press": self._press_description(),
+        }
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        out: list[Generation | None] = [None] * len(requests)
+        rows: list[_Row] = []
+        for i, req in enumerate(requests):
+            try:
+                prompt = chat.render_chat(self.tokenizer, req.system, req.user)
+                rows.append(_Row(i, req, prompt, chat.encode(self.tokenizer, prompt, self.max_input_tokens)))
+            except Exception as exc:  # a bad row must not sink the others
+                out[i] = from_exception(req.id, exc, provenance=self._provenance(req, 1))
+        for batch in self._batches(rows):
+            for row, gen in zip(batch, self._run_batch(batch), strict=True):
+                out[row.index] = gen
+        assert all(g is not None for g in out)
+        return [g for g in out if g is not None]
+
+    # -- batching ---------------------------------------------------------------------------
+    def _batches(self, rows: list[_Row]) -> Iterator[list[_Row]]:
+        """Length-sorted batches sharing ``max_new_tokens``, within the size/token caps."""
+        ordered = sorted(rows, key=lambda r: (r.request.max_new_tokens, len(r.ids), r.index))
+        batch: list[_Row] = []
+        for row in ordered:
+            if batch and not self._fits(batch, row):
+                yield batch
+                batch = []
+            batch.append(row)
+        if batch:
+            yield batch
+
+    def _fits(self, batch: list[_Row], row: _Row) -> bool:
+        if len(batch) >= self.batch_size:
+            return False
+        if row.request.max_new_tokens != batch[0].request.max_new_tokens:
+            return False
+        if self.max_batch_tokens is None:
+            return True
+        width = max(len(row.ids), *(len(r.ids) for r in batch))
+        return width * (len(batch) + 1) <= self.max_batch_tokens
+
+    def _run_batch(self, batch: list[_Row]) -> list[Generation]:
+        import torch
+
+        width = max(len(r.ids) for r in batch)
+        ids = [[self.pad_token_id] * (width - len(r.ids)) + r.ids for r in batch]
+        mask = [[0] * (width - len(r.ids)) + [1] * len(r.ids) for r in batch]
+        start = time.perf_counter()
+        try:
+            new = self._generate_batch(
+                [r.prompt for r in batch],
+                torch.tensor(ids, dtype=torch.long, device=self.device),
+                torch.tensor(mask, dtype=torch.long, device=self.device),
+                batch[0].request.max_new_tokens,
+            )
+        except Exception as exc:
+            if len(batch) > 1:  # isolate the failing row; the others still get answers
+                log.warning("batch of %d failed (%s); running its rows one by one", len(batch), exc)
+                return [g for r in batch for g in self._run_batch([r])]
+            seconds = time.perf_counter() - start
+            return [from_exception(batch[0].request.id, exc, seconds=seconds, provenance=self._provenance(batch[0].request, 1))]
+        seconds = (time.perf_counter() - start) / len(batch)
+        return [
+            self._decode(row, new[j].tolist(), seconds, len(batch)) for j, row in enumerate(batch)
+        ]
+
+    def _decode(self, row: _Row, new_ids: list[int], seconds: float, batch_len: int) -> Generation:
+        n = len(new_ids)
+        for j, tok in enumerate(new_ids):
+            if tok in self.eos_token_ids:
+                n = j + 1
+                break
+        text = self.tokenizer.decode(new_ids[:n], skip_special_tokens=True)
+        return from_text(
+            row.request.id,
+            text,
+            tokens_in=len(row.ids),
+            tokens_out=n,
+            seconds=seconds,
+            provenance=self._provenance(row.request, batch_len),
+        )
+
+    def _generate_batch(
+        self, prompts: Sequence[str], input_ids: Any, attention_mask: Any, max_new_tokens: int
+    ) -> Any:
+        """New token ids ``[batch, new]`` for one left-padded batch (the press seam)."""
+        import torch
+        from transformers import GenerationConfig
+
+        config = GenerationConfig(
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            num_beams=1,
+            pad_token_id=self.pad_token_id,
+            eos_token_id=sorted(self.eos_token_ids),
+        )
+        kwargs: dict[str, Any] = {"generation_config": config}
+        with torch.inference_mode():
+            if self.press is not None:
+                return self.press(
+                    model=self.model,
+                    tokenizer=self.tokenizer,
+                    prompts=prompts,
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    generate_kwargs=kwargs,
+                )
+            out = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+        return out[:, input_ids.shape[1] :]
+
+    # -- provenance -------------------------------------------------------------------------
+    def _press_description(self) -> dict[str, Any] | None:
+        if self.press is None:
+            return None
+        if self.press_spec is not None:
+            return dict(self.press_spec)
+        spec = getattr(self.press, "spec", None)
+        if isinstance(spec, dict):
+            return dict(spec)
+        target = getattr(self.press, "__qualname__", type(self.press).__qualname__)
+        return {"callable": f"{type(self.press).__module__}.{target}"}
+
+    def _provenance(self, req: ChatRequest, batch_len: int) -> dict[str, Any]:
+        prov = provenance(self, device=str(self.device), batch_size=batch_len)
+        prov["decoding"]["max_new_tokens"] = req.max_new_tokens
+        return prov
+
+
+def _split_gguf(model: str | Path, gguf_file: str | None) -> tuple[str, str | None]:
+    """A ``.gguf`` path becomes (its directory, its file name)."""
+    path = Path(model)
+    if gguf_file is None and path.suffix == ".gguf" and path.is_file():
+        return str(path.parent), path.name
+    return str(model), gguf_file
+
+
+def _resolve_device(device: str) -> Any:
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda"):
+        torch.backends.cuda.matmul.allow_tf32 = False  # spec §6: TF32 off
+        torch.backends.cudnn.allow_tf32 = False
+    return torch.device(device)
+
+
+def _load(
+    source: str,
+    gguf_file: str | None,
+    revision: str | None,
+    dtype: str,
+    attn_implementation: str,
+    device: Any,
+) -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs: dict[str, Any] = {}
+    if gguf_file is not None:
+        kwargs["gguf_file"] = gguf_file
+    if revision is not None:
+        kwargs["revision"] = revision
+    tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+    if gguf_file is not None:
+        from transformers.utils import cached_file
+
+        from compressbench.readers.gguf_tokenizer import repair_tokenizer
+
+        local = cached_file(source, gguf_file, revision=revision)
+        if local is not None:
+            tokenizer = repair_tokenizer(tokenizer, local)
+    torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype)
+    model = AutoModelForCausalLM.from_pretrained(
+        source, dtype=torch_dtype, attn_implementation=attn_implementation, **kwargs
+    )
+    model.to(device)
+    model.eval()
+    return model, tokenizer
+
+
+def _revision(model: Any, source: str, gguf_file: str | None, revision: str | None) -> str:
+    """Hub commit hash when known, else sha256 of the local GGUF / safetensors files."""
+    commit = getattr(model.config, "_commit_hash", None)
+    path = Path(source)
+    if path.exists():
+        return model_sha256(path / gguf_file if gguf_file else path)
+    return str(commit or hub_commit(source, revision) or revision or "unknown")
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids: set[int] = set()
+    configured = getattr(model.generation_config, "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif configured:
+        ids.update(int(i) for i in configured)
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    return ids

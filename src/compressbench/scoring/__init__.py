@@ -1,0 +1,1 @@
+"""Deterministic TPBench scorers (spec §1-§2)."""

@@ -1,0 +1,61 @@
+"""Score one stored reader output by probe type (the pipeline's scores stage).
+
+A registry maps the probe type to its published parser + scorer (spec §2.1-§2.4); each entry
+returns the extracted prediction, the abstain / format-error flags and the scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from typing import Any
+
+from compressbench.readers.parse import ParsedAnswer, parse_p1, parse_p2, parse_p3
+from compressbench.scoring.normalize import dataset_key
+from compressbench.scoring.p1 import score_p1
+from compressbench.scoring.p2 import score_p2
+from compressbench.scoring.p3 import score_p3
+from compressbench.scoring.zh import is_chinese_dataset, score_p1_zh
+
+Scored = dict[str, Any]
+
+
+def _result(answer: ParsedAnswer, scores: Mapping[str, Any]) -> Scored:
+    return {
+        "prediction": answer.value,
+        "abstain": int(answer.abstain),
+        "format_error": int(answer.format_error),
+        "scores": dict(scores),
+    }
+
+
+def _p1(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
+    answer = parse_p1(text)
+    scorer = score_p1_zh if is_chinese_dataset(row["dataset"]) else score_p1
+    return _result(answer, asdict(scorer(answer.value, row["gold"], abstain=answer.abstain)))
+
+
+def _p2(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
+    answer = parse_p2(text)
+    s = score_p2(
+        answer.value, row["gold"], dataset_key(row["dataset"]), abstain=answer.abstain, error=error
+    )
+    return _result(answer, {"strict": s.strict, "loose": s.loose})
+
+
+def _p3(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
+    answer = parse_p3(text)
+    s = score_p3(answer.value, row["gold_story_label"], row["gold_value"], abstain=answer.abstain)
+    return _result(answer, asdict(s))
+
+
+SCORERS: dict[str, Callable[[str, bool, Mapping[str, Any]], Scored]] = {
+    "P1": _p1,
+    "P2": _p2,
+    "P3": _p3,
+}
+
+
+def score_answer(row: Mapping[str, Any]) -> Scored:
+    """Scores of an answers-stage row (``probe_type``, ``output``, ``error``, golds)."""
+    return SCORERS[row["probe_type"]](row["output"], bool(row.get("error")), row)

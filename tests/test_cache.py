@@ -1,0 +1,215 @@
+"""Answer cache: keys, hits, no regeneration, and resume after a real ``kill -9``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.cache import AnswerCache, cache_key, generate_cached
+from compressbench.readers.postprocess import from_exception, from_text
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+class EchoReader:
+    """Deterministic test reader: answers a digest of the prompt, optionally slowly.
+
+    Appends every request id it generates to ``log_path`` (flushed at once), so a test can
+    see what was generated, and fails (exception row) for users containing ``FAIL``.
+    """
+
+    name = "echo"
+    model_id = "echo-model"
+    revision = "r1"
+
+    def __init__(self, delay: float = 0.0, log_path: str | None = None, batch_size: int = 4):
+        self.delay = delay
+        self.log_path = log_path
+        self.batch_size = batch_size
+        self.calls = 0
+
+    def decoding(self) -> dict[str, Any]:
+        return {"max_input_tokens": 7168}
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        out = []
+        for r in requests:
+            time.sleep(self.delay)
+            self.calls += 1
+            if self.log_path:
+                with open(self.log_path, "a") as fh:
+                    fh.write(r.id + "\n")
+            if "FAIL" in r.user:
+                out.append(from_exception(r.id, RuntimeError("transient")))
+                continue
+            digest = hashlib.sha256((r.system + "|" + r.user).encode()).hexdigest()[:10]
+            raw = f'Answer: {{"value": "{digest}", "support": "", "abstain": false}}'
+            out.append(from_text(r.id, raw, tokens_in=len(r.user), tokens_out=r.max_new_tokens))
+        return out
+
+
+def make_requests(n: int) -> list[ChatRequest]:
+    """``n`` probes; every fifth repeats an earlier prompt under a new id."""
+    reqs = []
+    for i in range(n):
+        j = i - 3 if i % 5 == 4 else i
+        user = f"Context:\n[T0] USER: I need item {j} " + "x" * (j * 7 % 40) + "\n\nQuestion: ?"
+        reqs.append(ChatRequest(f"probe:{i}", "SYS", user, 96 if i % 3 else 128))
+    return reqs
+
+
+def stable_dump(gens: Sequence[Generation]) -> bytes:
+    rows = []
+    for g in gens:
+        row = g.to_dict()
+        row.pop("seconds")
+        rows.append(json.dumps(row, sort_keys=True))
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_key_covers_prompt_decoding_and_model() -> None:
+    reader = EchoReader()
+    base = ChatRequest("a", "S", "U", 96)
+    k = cache_key(reader, base)
+    assert k == cache_key(reader, ChatRequest("other-id", "S", "U", 96))  # id is not content
+    assert k != cache_key(reader, ChatRequest("a", "S", "U", 128))
+    assert k != cache_key(reader, ChatRequest("a", "S2", "U", 96))
+    other = EchoReader()
+    other.revision = "r2"
+    assert k != cache_key(other, base)
+
+
+def test_hits_are_never_regenerated(tmp_path: Path) -> None:
+    reqs = make_requests(12)
+    reader = EchoReader(batch_size=4)
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        first = generate_cached(reader, reqs, cache, progress=False)
+        unique = len({cache_key(reader, r) for r in reqs})
+        assert reader.calls == unique
+        assert first.stats.model_calls == unique
+        assert first.stats.shared == len(reqs) - unique
+        assert [g.id for g in first.generations] == [r.id for r in reqs]
+        again = generate_cached(reader, reqs, cache, progress=False)
+        assert reader.calls == unique  # nothing regenerated
+        assert again.stats.hits == len(reqs)
+        assert again.stats.model_calls == 0
+        assert stable_dump(again.generations) == stable_dump(first.generations)
+        assert len(cache) == unique
+
+
+def test_exception_rows_are_returned_but_not_stored(tmp_path: Path) -> None:
+    reqs = [ChatRequest("ok", "S", "fine"), ChatRequest("bad", "S", "FAIL please")]
+    reader = EchoReader()
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        run = generate_cached(reader, reqs, cache, progress=False)
+        assert run.generations[1].error == "exception:RuntimeError:transient"
+        assert run.stats.not_stored == 1
+        assert len(cache) == 1
+        generate_cached(reader, reqs, cache, progress=False)
+        assert reader.calls == 3  # the failed row is tried again, the good one is not
+
+
+def test_put_never_overwrites(tmp_path: Path) -> None:
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        cache.put("k", from_text("a", '{"v": 1}'))
+        cache.put("k", from_text("a", '{"v": 2}'))
+        assert cache.get_many(["k", "missing"])["k"].json_text == '{"v": 1}'
+        assert len(cache) == 1
+
+
+_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests_dir!r})
+    from test_cache import EchoReader, make_requests, stable_dump
+    from compressbench.readers.cache import AnswerCache, generate_cached
+
+    cache_path, out_path, log_path, delay = sys.argv[1:5]
+    reader = EchoReader(delay=float(delay), log_path=log_path, batch_size=4)
+    with AnswerCache(cache_path) as cache:
+        run = generate_cached(reader, make_requests(40), cache, progress=False)
+    with open(out_path, "wb") as fh:
+        fh.write(stable_dump(run.generations))
+    print(run.stats.model_calls, run.stats.hits)
+    """
+)
+
+
+def _run(script: Path, cache: Path, out: Path, log: Path, delay: float) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(script), str(cache), str(out), str(log), str(delay)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().split() if path.exists() else []
+
+
+def test_resume_after_kill_9_is_byte_identical(tmp_path: Path) -> None:
+    script = tmp_path / "run_cached.py"
+    script.write_text(_SCRIPT.format(tests_dir=str(TESTS_DIR)))
+
+    # Uninterrupted reference run.
+    ref = _run(script, tmp_path / "ref.sqlite", tmp_path / "ref.jsonl", tmp_path / "ref.log", 0.0)
+    assert ref.wait(timeout=120) == 0
+
+    # Interrupted run: kill -9 once a dozen requests were generated.
+    cache, log = tmp_path / "run.sqlite", tmp_path / "run.log"
+    proc = _run(script, cache, tmp_path / "dead.jsonl", log, 0.05)
+    deadline = time.monotonic() + 60
+    while len(_lines(log)) < 14 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert not (tmp_path / "dead.jsonl").exists()
+    generated_before = len(_lines(log))
+    with sqlite3.connect(cache) as db:
+        committed = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    distinct = len({(r.system, r.user, r.max_new_tokens) for r in make_requests(40)})
+    assert 0 < committed <= generated_before < distinct
+
+    # Resume to completion.
+    resumed = _run(script, cache, tmp_path / "resumed.jsonl", log, 0.0)
+    out, _ = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0
+    model_calls, hits = map(int, out.split())
+    assert hits >= committed
+    assert (tmp_path / "resumed.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+    # Only the in-flight chunk (at most one batch of 4) was generated twice.
+    ids = _lines(log)
+    regenerated = len(ids) - len(set(ids))
+    assert regenerated <= 4
+    with sqlite3.connect(cache) as db:
+        dupes = db.execute("SELECT key FROM answers GROUP BY key HAVING COUNT(*) > 1").fetchall()
+        total = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    assert dupes == []
+    assert total == len(set(_lines(tmp_path / "ref.log"))) == distinct
+
+    # A third run generates nothing.
+    third = _run(script, cache, tmp_path / "third.jsonl", log, 0.0)
+    out, _ = third.communicate(timeout=120)
+    assert out.split() == ["0", "40"]
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_small_inputs(tmp_path: Path, n: int) -> None:
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        run = generate_cached(EchoReader(), make_requests(n), cache, progress=False)
+        assert len(run.generations) == n

@@ -1,0 +1,156 @@
+"""The real pipeline end to end: `dvc repro` on a copy of the project with a small grid, the
+default offline reader, a real MLflow sqlite store; reruns, parameter changes and a kill -9."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compressbench.jsonl import read_jsonl
+from compressbench.tracking import read_cells
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+SMALL = {
+    "n_per_cell": 4,
+    "seeds": [42],
+    "ratios": [0.3],
+    "methods": ["full_context", "recency"],
+    "reader": {"batch_size": 4, "max_new_tokens": {"p1": 24, "p2": 24, "p3": 32}},
+}
+
+
+def _env(project: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["COMPRESSBENCH_ANSWER_CACHE"] = str(project / ".cache" / "answers.sqlite")
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env
+
+
+def _write_params(project: Path, **changes: object) -> None:
+    raw = yaml.safe_load((REPO / "params.yaml").read_text())
+    for key, value in {**SMALL, **changes}.items():
+        if isinstance(value, dict) and isinstance(raw.get(key), dict):
+            raw[key].update(value)
+        else:
+            raw[key] = value
+    raw["tracking"]["uri"] = f"sqlite:///{project / 'mlflow.db'}"
+    (project / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+
+
+def _run(project: Path, *args: str) -> str:
+    proc = subprocess.run(
+        args, cwd=project, env=_env(project), capture_output=True, text=True, timeout=1800
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    return out
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project (pipeline files + sources) in its own git + DVC repo."""
+    root = tmp_path_factory.mktemp("project")
+    shutil.copy(REPO / "dvc.yaml", root / "dvc.yaml")
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    _write_params(root)
+    _run(root, "git", "init", "-q")
+    _run(root, "dvc", "init", "-q")
+    return root
+
+
+def _ran(output: str, stage: str) -> bool:
+    return f"Running stage '{stage}'" in output
+
+
+def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
+    out = _run(project, "dvc", "repro")
+    for stage in ("corpora@builtin", "transitions@builtin", "answers@builtin-recency-0.3", "metrics"):
+        assert _ran(out, stage), out
+    summary = (project / "reports/summary.md").read_text()
+    assert "| full_context |" in summary and "| recency |" in summary
+    scores = list(read_jsonl(project / "data/scores/builtin/full_context/0.3.jsonl"))
+    assert {r["probe_type"] for r in scores} == {"P1", "P2", "P3"}
+    cells = read_cells(f"sqlite:///{project / 'mlflow.db'}", "compressbench-tpbench")
+    # one run per (dataset, probe, seed, ratio, method, reader): 1 x 3 x 1 x 1 x 2 x 1
+    assert len(cells) == 6
+    for cell in cells:
+        assert cell.params["dataset"] == "builtin"
+        assert "model.revision" in cell.tags and len(cell.tags["model.revision"]) == 64
+        assert "strict" in cell.metrics and "format_error_rate" in cell.metrics
+        assert any(k.startswith("sha256.output.") for k in cell.tags)
+    metrics_show = _run(project, "dvc", "metrics", "show")
+    assert "builtin" in metrics_show
+
+
+def test_second_repro_changes_nothing(project: Path) -> None:
+    stats = project / "data/answers/builtin/recency/0.3.stats.json"
+    before = stats.read_bytes()
+    start = time.perf_counter()
+    out = _run(project, "dvc", "repro")
+    elapsed = time.perf_counter() - start
+    assert not any(_ran(out, f"answers@builtin-{m}-0.3") for m in ("recency", "full_context")), out
+    assert not _ran(out, "metrics"), out
+    assert stats.read_bytes() == before
+    print(f"no-op dvc repro: {elapsed:.1f} s")
+
+
+def test_new_ratio_runs_only_its_cells(project: Path) -> None:
+    _write_params(project, ratios=[0.3, 0.5])
+    out = _run(project, "dvc", "repro")
+    assert _ran(out, "answers@builtin-recency-0.5"), out
+    assert _ran(out, "answers@builtin-full_context-0.5"), out
+    assert not _ran(out, "answers@builtin-recency-0.3"), out
+    assert not _ran(out, "contexts@builtin-recency-0.3"), out
+    _write_params(project)
+
+
+def _cache_rows(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path) as db:
+            return int(db.execute("select count(*) from answers").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_killed_answers_stage_resumes_to_identical_bytes(project: Path, tmp_path: Path) -> None:
+    """kill -9 the answers stage mid-run, rerun: the file equals an uninterrupted run's."""
+    cell = ["--dataset", "builtin", "--method", "full_context", "--ratio", "0.3"]
+    answers = project / "data/answers/builtin/full_context/0.3.jsonl"
+    reference = answers.read_bytes()  # written by an uninterrupted run (first test)
+    cache = tmp_path / "fresh.sqlite"
+    env = {**_env(project), "COMPRESSBENCH_ANSWER_CACHE": str(cache)}
+    answers.unlink()
+    proc = subprocess.Popen(
+        ["compressbench", "stage", "answers", *cell],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 600
+    while _cache_rows(cache) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, "the stage finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    stored = _cache_rows(cache)
+    assert stored > 0
+    assert not answers.exists(), "a killed stage must leave no half-written output"
+    subprocess.run(["compressbench", "stage", "answers", *cell], cwd=project, env=env, check=True)
+    assert answers.read_bytes() == reference
+    # identical prompts (e.g. P1 questions of one dialogue) share one cached answer
+    assert stored <= _cache_rows(cache) <= len(reference.splitlines())

@@ -1,0 +1,212 @@
+"""OpenAI-compatible reader against a real llama.cpp server, through a real failing proxy."""
+
+from __future__ import annotations
+
+import http.client
+import importlib.util
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compressbench.readers.base import ChatRequest
+from compressbench.readers.registry import get_reader
+
+pytest.importorskip("openai")
+
+POISON = "ALWAYS-FAILS"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def requests_for_test() -> list[ChatRequest]:
+    system = "Reply with a single JSON object and no other text."
+    users = [
+        'Context:\n[T0] USER: Book a table at 7 pm.\n\nQuestion: What time? Reply as {"value": <string>}.',
+        'Context:\n[T0] USER: Fly to Boston.\n\nQuestion: Which city? Reply as {"value": <string>}.',
+        f"{POISON}: this prompt is always refused by the proxy.",
+        'Context:\n[T0] USER: Play jazz.\n\nQuestion: Which genre? Reply as {"value": <string>}.',
+    ]
+    return [ChatRequest(f"q{i}", system, u, 24) for i, u in enumerate(users)]
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[str]:
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python[server] is not installed")
+    from compressbench.readers.smollm import find_gguf
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf()),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {proc.returncode}")
+            try:
+                with urllib.request.urlopen(url + "/v1/models", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not become ready in 120 s")
+            time.sleep(0.3)
+        yield url + "/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class FailingProxy:
+    """Forwards to ``upstream`` but answers 429 to the first attempt of every prompt
+    (503 for every other prompt, to vary it) and 500 always for prompts holding POISON."""
+
+    def __init__(self, upstream: str) -> None:
+        host, port = upstream.removeprefix("http://").split("/")[0].split(":")
+        self.upstream = (host, int(port))
+        self.attempts: Counter[str] = Counter()
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _decide(self, body: bytes) -> int | None:
+        user = json.loads(body)["messages"][-1]["content"]
+        with self.lock:
+            self.attempts[user] += 1
+            n, rank = self.attempts[user], len(self.attempts)
+        if POISON in user:
+            return 500
+        if n == 1:
+            return 429 if rank % 2 else 503
+        return None
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                status = proxy._decide(body)
+                if status is not None:
+                    payload = json.dumps({"error": {"message": f"proxy says {status}"}}).encode()
+                    self._reply(status, payload, "application/json")
+                    return
+                conn = http.client.HTTPConnection(*proxy.upstream, timeout=120)
+                conn.request("POST", self.path, body, {"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                self._reply(resp.status, resp.read(), resp.getheader("Content-Type", ""))
+                conn.close()
+
+            def _reply(self, status: int, payload: bytes, ctype: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(payload)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def __enter__(self) -> FailingProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.slow
+def test_answers_from_a_real_server(llama_server: str) -> None:
+    from compressbench.readers.smollm import find_gguf, gguf_sha256
+
+    reader = get_reader(
+        "openai", model="smollm2", base_url=llama_server, concurrency=2,
+        revision=gguf_sha256(find_gguf()),
+    )
+    reqs = [r for r in requests_for_test() if POISON not in r.user]
+    gens = reader.generate(reqs)
+    assert [g.id for g in gens] == [r.id for r in reqs]
+    for g in gens:
+        assert g.error in (None, "no-json")
+        assert g.raw.strip()
+        assert 0 < g.tokens_out <= 24 and g.tokens_in > 0
+        assert g.provenance["retries"] == 0
+        assert g.provenance["decoding"] == {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 24}
+    assert reader.stats == {"calls": len(reqs), "retries": 0, "failures": 0}
+    assert reader.generate(reqs)[0].raw == gens[0].raw  # temperature 0 is repeatable
+
+
+@pytest.mark.slow
+def test_retries_through_a_failing_proxy(llama_server: str) -> None:
+    reqs = requests_for_test()
+    direct = get_reader("openai", model="smollm2", base_url=llama_server).generate(
+        [r for r in reqs if POISON not in r.user]
+    )
+    with FailingProxy(llama_server) as proxy:
+        reader = get_reader(
+            "openai", model="smollm2", base_url=proxy.url, concurrency=3,
+            max_retries=3, backoff_base=0.01, backoff_max=0.05,
+        )
+        gens = reader.generate(reqs)
+    assert [g.id for g in gens] == [r.id for r in reqs]  # every row, in order
+    poisoned = gens[2]
+    assert poisoned.error is not None
+    assert poisoned.error.startswith("exception:InternalServerError:")
+    assert poisoned.raw == "" and poisoned.provenance["retries"] == 3
+    ok = [g for g in gens if g is not poisoned]
+    assert all(g.provenance["retries"] == 1 for g in ok)
+    assert [g.raw for g in ok] == [g.raw for g in direct]
+    assert reader.stats == {"calls": 3 * 2 + 4, "retries": 3 + 3, "failures": 1}
+    assert sorted(proxy.attempts.values()) == [2, 2, 2, 4]
+
+
+def test_connection_errors_are_retried_then_recorded() -> None:
+    port = free_port()  # nothing listens here
+    reader = get_reader(
+        "openai", model="m", base_url=f"http://127.0.0.1:{port}/v1",
+        max_retries=2, backoff_base=0.001, backoff_max=0.01, timeout=2.0,
+    )
+    gens = reader.generate([ChatRequest("a", "s", "u"), ChatRequest("b", "s", "v")])
+    assert [g.id for g in gens] == ["a", "b"]
+    assert all(g.error and g.error.startswith("exception:APIConnectionError") for g in gens)
+    assert reader.stats == {"calls": 6, "retries": 4, "failures": 2}
+
+
+def test_base_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    reader: Any = get_reader("openai", model="m")
+    assert reader.base_url.startswith("http://127.0.0.1:9/v1")
+    assert reader.client.api_key == "sk-test"
+    assert reader.revision == "unknown" and reader.model_id == "m"
