@@ -42,7 +42,11 @@ def _write_params(project: Path, **changes: object) -> None:
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     for key, value in {**SMALL, **changes}.items():
         if isinstance(value, dict) and isinstance(raw.get(key), dict):
-            raw[key].update(value)
+            for sub, sub_value in value.items():
+                if isinstance(sub_value, dict) and isinstance(raw[key].get(sub), dict):
+                    raw[key][sub].update(sub_value)
+                else:
+                    raw[key][sub] = sub_value
         else:
             raw[key] = value
     raw["tracking"]["uri"] = f"sqlite:///{project / 'mlflow.db'}"
@@ -76,7 +80,12 @@ def _ran(output: str, stage: str) -> bool:
 
 def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
     out = _run(project, "dvc", "repro")
-    for stage in ("corpora@builtin", "transitions@builtin", "answers@builtin-recency-0.3", "metrics"):
+    for stage in (
+        "corpora@builtin",
+        "transitions@builtin",
+        "answers@builtin-recency-0.3",
+        "metrics",
+    ):
         assert _ran(out, stage), out
     summary = (project / "reports/summary.md").read_text()
     assert "| full_context |" in summary and "| recency |" in summary
@@ -154,3 +163,31 @@ def test_killed_answers_stage_resumes_to_identical_bytes(project: Path, tmp_path
     assert answers.read_bytes() == reference
     # identical prompts (e.g. P1 questions of one dialogue) share one cached answer
     assert stored <= _cache_rows(cache) <= len(reference.splitlines())
+
+
+@pytest.mark.corpora
+def test_real_corpora_by_changing_only_parameters(tmp_path: Path, corpora_dir: Path) -> None:
+    """SGD test and the MultiWOZ 2.2 subset from ../shared/corpora through the same pipeline."""
+    root = tmp_path / "real"
+    root.mkdir()
+    shutil.copy(REPO / "dvc.yaml", root / "dvc.yaml")
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    _write_params(
+        root,
+        datasets=["sgd", "multiwoz"],
+        methods=["uniform_stride"],
+        n_per_cell=2,
+        corpora={
+            "sgd": {"path": str(corpora_dir / "sgd")},
+            "multiwoz": {"path": str(corpora_dir / "multiwoz22")},
+        },
+    )
+    _run(root, "git", "init", "-q")
+    _run(root, "dvc", "init", "-q")
+    _run(root, "dvc", "repro")
+    for dataset in ("sgd", "multiwoz"):
+        rows = list(read_jsonl(root / f"data/scores/{dataset}/uniform_stride/0.3.jsonl"))
+        assert {r["probe_type"] for r in rows} == {"P1", "P2", "P3"}
+        assert all(r["dataset"] == dataset for r in rows)
+    metrics = yaml.safe_load((root / "metrics/tpbench.json").read_text())
+    assert set(metrics) == {"sgd", "multiwoz"}

@@ -1,11 +1,28 @@
-"""Services of the built-in corpus: slots (description, categorical values) and intents."""
+"""Services of the built-in corpus (written to `test/schema.json`).
 
-def slot(desc, values=None):
-    return {"description": desc, "is_categorical": values is not None, "possible_values": values or []}
+Each service has a description, its slots (description; categorical slots also list their
+possible values) and its intents. An intent is a tuple
+`(description, is_transactional, required_slots, optional_slots, result_slots)`, where
+`optional_slots` maps a slot to its default value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def slot(desc: str, values: list[str] | None = None) -> dict[str, Any]:
+    """Slot spec; passing `values` makes the slot categorical."""
+    return {
+        "description": desc,
+        "is_categorical": values is not None,
+        "possible_values": values or [],
+    }
+
 
 BOOL = ["True", "False"]
 
-SERVICES = {
+SERVICES: dict[str, dict[str, Any]] = {
     "Restaurants_1": {
         "description": "Find restaurants and reserve tables",
         "slots": {
@@ -19,12 +36,20 @@ SERVICES = {
             "party_size": slot("Number of people in the party"),
         },
         "intents": {
-            "FindRestaurants": ("Search for restaurants", False, ["city", "cuisine"],
-                                {"price_range": "dontcare", "outdoor_seating": "dontcare"},
-                                ["restaurant_name", "city", "cuisine", "price_range"]),
-            "ReserveRestaurant": ("Reserve a table at a restaurant", True,
-                                  ["restaurant_name", "city", "date", "time"], {"party_size": "2"},
-                                  ["restaurant_name", "city", "date", "time", "party_size"]),
+            "FindRestaurants": (
+                "Search for restaurants",
+                False,
+                ["city", "cuisine"],
+                {"price_range": "dontcare", "outdoor_seating": "dontcare"},
+                ["restaurant_name", "city", "cuisine", "price_range"],
+            ),
+            "ReserveRestaurant": (
+                "Reserve a table at a restaurant",
+                True,
+                ["restaurant_name", "city", "date", "time"],
+                {"party_size": "2"},
+                ["restaurant_name", "city", "date", "time", "party_size"],
+            ),
         },
     },
     "Hotels_1": {
@@ -40,12 +65,20 @@ SERVICES = {
             "number_of_rooms": slot("Number of rooms to book"),
         },
         "intents": {
-            "SearchHotel": ("Find a hotel in a city", False, ["city"],
-                            {"star_rating": "dontcare", "has_wifi": "dontcare", "pets_allowed": "dontcare"},
-                            ["hotel_name", "city", "star_rating"]),
-            "ReserveHotel": ("Book rooms at a hotel", True,
-                             ["hotel_name", "check_in_date", "check_out_date"], {"number_of_rooms": "1"},
-                             ["hotel_name", "city", "check_in_date", "check_out_date", "number_of_rooms"]),
+            "SearchHotel": (
+                "Find a hotel in a city",
+                False,
+                ["city"],
+                {"star_rating": "dontcare", "has_wifi": "dontcare", "pets_allowed": "dontcare"},
+                ["hotel_name", "city", "star_rating"],
+            ),
+            "ReserveHotel": (
+                "Book rooms at a hotel",
+                True,
+                ["hotel_name", "check_in_date", "check_out_date"],
+                {"number_of_rooms": "1"},
+                ["hotel_name", "city", "check_in_date", "check_out_date", "number_of_rooms"],
+            ),
         },
     },
     "Flights_1": {
@@ -60,15 +93,28 @@ SERVICES = {
             "passengers": slot("Number of passengers"),
         },
         "intents": {
-            "SearchFlight": ("Search one way or round trip flights", False,
-                             ["origin_city", "destination_city", "departure_date"],
-                             {"return_date": "dontcare", "seating_class": "Economy", "airline": "dontcare"},
-                             ["airline", "origin_city", "destination_city", "departure_date", "return_date"]),
-            "BookFlight": ("Book seats on a flight", True,
-                           ["origin_city", "destination_city", "departure_date", "airline"],
-                           {"passengers": "1", "seating_class": "Economy", "return_date": "dontcare"},
-                           ["airline", "origin_city", "destination_city", "departure_date",
-                            "return_date", "seating_class", "passengers"]),
+            "SearchFlight": (
+                "Search one way or round trip flights",
+                False,
+                ["origin_city", "destination_city", "departure_date"],
+                {"return_date": "dontcare", "seating_class": "Economy", "airline": "dontcare"},
+                ["airline", "origin_city", "destination_city", "departure_date", "return_date"],
+            ),
+            "BookFlight": (
+                "Book seats on a flight",
+                True,
+                ["origin_city", "destination_city", "departure_date", "airline"],
+                {"passengers": "1", "seating_class": "Economy", "return_date": "dontcare"},
+                [
+                    "airline",
+                    "origin_city",
+                    "destination_city",
+                    "departure_date",
+                    "return_date",
+                    "seating_class",
+                    "passengers",
+                ],
+            ),
         },
     },
     "Events_1": {
@@ -81,11 +127,20 @@ SERVICES = {
             "number_of_tickets": slot("Number of tickets to buy"),
         },
         "intents": {
-            "FindEvents": ("Find events in a city", False, ["category", "city"], {"date": "dontcare"},
-                           ["event_name", "category", "city", "date"]),
-            "BuyEventTickets": ("Buy tickets for an event", True,
-                                ["event_name", "number_of_tickets", "date", "city"], {},
-                                ["event_name", "city", "date", "number_of_tickets"]),
+            "FindEvents": (
+                "Find events in a city",
+                False,
+                ["category", "city"],
+                {"date": "dontcare"},
+                ["event_name", "category", "city", "date"],
+            ),
+            "BuyEventTickets": (
+                "Buy tickets for an event",
+                True,
+                ["event_name", "number_of_tickets", "date", "city"],
+                {},
+                ["event_name", "city", "date", "number_of_tickets"],
+            ),
         },
     },
     "Calendar_1": {
@@ -97,11 +152,20 @@ SERVICES = {
             "event_location": slot("Where the calendar event takes place"),
         },
         "intents": {
-            "GetEvents": ("List the events on a date", False, ["event_date"], {},
-                          ["event_date", "event_time", "event_name"]),
-            "AddEvent": ("Add an event to the calendar", True,
-                         ["event_date", "event_time", "event_name"], {"event_location": "dontcare"},
-                         ["event_date", "event_time", "event_name", "event_location"]),
+            "GetEvents": (
+                "List the events on a date",
+                False,
+                ["event_date"],
+                {},
+                ["event_date", "event_time", "event_name"],
+            ),
+            "AddEvent": (
+                "Add an event to the calendar",
+                True,
+                ["event_date", "event_time", "event_name"],
+                {"event_location": "dontcare"},
+                ["event_date", "event_time", "event_name", "event_location"],
+            ),
         },
     },
     "RideSharing_1": {
@@ -113,9 +177,13 @@ SERVICES = {
             "ride_type": slot("Type of ride", ["Pool", "Regular", "Luxury"]),
         },
         "intents": {
-            "GetRide": ("Book a ride to a destination", True, ["destination", "number_of_riders"],
-                        {"pickup_location": "current location", "ride_type": "Regular"},
-                        ["destination", "number_of_riders", "ride_type", "pickup_location"]),
+            "GetRide": (
+                "Book a ride to a destination",
+                True,
+                ["destination", "number_of_riders"],
+                {"pickup_location": "current location", "ride_type": "Regular"},
+                ["destination", "number_of_riders", "ride_type", "pickup_location"],
+            ),
         },
     },
     "Movies_1": {
@@ -131,14 +199,27 @@ SERVICES = {
             "number_of_tickets": slot("Number of tickets to buy"),
         },
         "intents": {
-            "FindMovies": ("Find movies playing in a city", False, ["city"],
-                           {"genre": "dontcare", "show_date": "dontcare"},
-                           ["movie_name", "theater_name", "genre", "city"]),
-            "BuyMovieTickets": ("Buy tickets for a show", True,
-                                ["movie_name", "number_of_tickets", "show_date", "show_time"],
-                                {"theater_name": "dontcare", "show_type": "regular", "city": "dontcare"},
-                                ["movie_name", "theater_name", "show_date", "show_time",
-                                 "show_type", "number_of_tickets"]),
+            "FindMovies": (
+                "Find movies playing in a city",
+                False,
+                ["city"],
+                {"genre": "dontcare", "show_date": "dontcare"},
+                ["movie_name", "theater_name", "genre", "city"],
+            ),
+            "BuyMovieTickets": (
+                "Buy tickets for a show",
+                True,
+                ["movie_name", "number_of_tickets", "show_date", "show_time"],
+                {"theater_name": "dontcare", "show_type": "regular", "city": "dontcare"},
+                [
+                    "movie_name",
+                    "theater_name",
+                    "show_date",
+                    "show_time",
+                    "show_type",
+                    "number_of_tickets",
+                ],
+            ),
         },
     },
     "RentalCars_1": {
@@ -151,27 +232,45 @@ SERVICES = {
             "car_type": slot("Size of the car", ["Compact", "Standard", "SUV"]),
         },
         "intents": {
-            "GetCars": ("Find available rental cars", False, ["pickup_city", "pickup_date", "dropoff_date"],
-                        {"car_type": "dontcare"}, ["pickup_city", "pickup_date", "dropoff_date", "car_type"]),
-            "ReserveCar": ("Reserve a rental car", True,
-                           ["pickup_city", "pickup_date", "pickup_time", "dropoff_date", "car_type"], {},
-                           ["pickup_city", "pickup_date", "pickup_time", "dropoff_date", "car_type"]),
+            "GetCars": (
+                "Find available rental cars",
+                False,
+                ["pickup_city", "pickup_date", "dropoff_date"],
+                {"car_type": "dontcare"},
+                ["pickup_city", "pickup_date", "dropoff_date", "car_type"],
+            ),
+            "ReserveCar": (
+                "Reserve a rental car",
+                True,
+                ["pickup_city", "pickup_date", "pickup_time", "dropoff_date", "car_type"],
+                {},
+                ["pickup_city", "pickup_date", "pickup_time", "dropoff_date", "car_type"],
+            ),
         },
     },
 }
 
 
-def schema_json():
+def schema_json() -> list[dict[str, Any]]:
+    """The SGD `schema.json` content: one entry per service, in definition order."""
     out = []
     for name, svc in SERVICES.items():
-        out.append({
-            "service_name": name,
-            "description": svc["description"],
-            "slots": [{"name": s, **spec} for s, spec in svc["slots"].items()],
-            "intents": [
-                {"name": i, "description": d, "is_transactional": t, "required_slots": req,
-                 "optional_slots": opt, "result_slots": res}
-                for i, (d, t, req, opt, res) in svc["intents"].items()
-            ],
-        })
+        out.append(
+            {
+                "service_name": name,
+                "description": svc["description"],
+                "slots": [{"name": s, **spec} for s, spec in svc["slots"].items()],
+                "intents": [
+                    {
+                        "name": i,
+                        "description": d,
+                        "is_transactional": t,
+                        "required_slots": req,
+                        "optional_slots": opt,
+                        "result_slots": res,
+                    }
+                    for i, (d, t, req, opt, res) in svc["intents"].items()
+                ],
+            }
+        )
     return out
