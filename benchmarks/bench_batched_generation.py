@@ -59,8 +59,13 @@ def synthetic_probes(n: int, seed: int = 0) -> list[ChatRequest]:
             turns += [f"Let's say {rng.choice(times)}.", "Noted. Anything else?"]
         ctx = "\n".join(f"[T{j}] {('USER', 'SYSTEM')[j % 2]}: {t}" for j, t in enumerate(turns))
         user = (
-            "Context:\n" + ctx + "\n\nQuestion: " + QUESTION.format(slot="time")
-            + "\n\nRequired JSON schema:\n" + SCHEMA + "\nReply with only the JSON object."
+            "Context:\n"
+            + ctx
+            + "\n\nQuestion: "
+            + QUESTION.format(slot="time")
+            + "\n\nRequired JSON schema:\n"
+            + SCHEMA
+            + "\nReply with only the JSON object."
         )
         out.append(ChatRequest(f"synthetic:{i}", SYSTEM, user, 96))
     return out
@@ -70,15 +75,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=24)
     parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's)"
+    )
     args = parser.parse_args()
 
     start = time.perf_counter()
     prepared = prepare_default_model()
-    print(f"model ready in {time.perf_counter() - start:.1f} s "
-          f"(dequantised now: {prepared.dequantise_seconds:.1f} s)")
+    print(
+        f"model ready in {time.perf_counter() - start:.1f} s "
+        f"(dequantised now: {prepared.dequantise_seconds:.1f} s)"
+    )
     requests = released_probes(args.n) if PROBES.exists() else synthetic_probes(args.n)
-    print(f"{len(requests)} probes from {'released rows' if PROBES.exists() else 'synthetic'}")
-    reader = HFReader(batch_size=1)
+    source = "released rows" if PROBES.exists() else "synthetic dialogues"
+    print(f"{len(requests)} probes from {source}")
+    reader = HFReader(batch_size=1, num_threads=args.threads)
 
     start = time.perf_counter()
     serial = reader.generate(requests)
@@ -88,13 +99,19 @@ def main() -> None:
     batched = reader.generate(requests)
     t_batched = time.perf_counter() - start
 
-    same = [(a.raw, a.tokens_out) == (b.raw, b.tokens_out) for a, b in zip(serial, batched, strict=True)]
+    same = [
+        (a.raw, a.tokens_out) == (b.raw, b.tokens_out) for a, b in zip(serial, batched, strict=True)
+    ]
     tokens = sum(g.tokens_out for g in serial)
     json_ok = sum(g.error is None for g in serial)
-    print(f"serial : {t_serial:7.1f} s  {len(requests) / t_serial:6.3f} req/s  "
-          f"{tokens / t_serial:6.1f} new tok/s  ({t_serial / len(requests):.2f} s/prompt)")
-    print(f"batch {args.batch_size}: {t_batched:7.1f} s  {len(requests) / t_batched:6.3f} req/s  "
-          f"{tokens / t_batched:6.1f} new tok/s")
+    print(
+        f"serial : {t_serial:7.1f} s  {len(requests) / t_serial:6.3f} req/s  "
+        f"{tokens / t_serial:6.1f} new tok/s  ({t_serial / len(requests):.2f} s/prompt)"
+    )
+    print(
+        f"batch {args.batch_size}: {t_batched:7.1f} s  {len(requests) / t_batched:6.3f} req/s  "
+        f"{tokens / t_batched:6.1f} new tok/s"
+    )
     print(f"throughput ratio batched/serial: {t_serial / t_batched:.2f}x")
     print(f"identical answers: {sum(same)}/{len(same)}; JSON parsed: {json_ok}/{len(serial)}")
     assert all(same), "batched answers differ from one-at-a-time answers"

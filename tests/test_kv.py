@@ -173,8 +173,9 @@ def test_presets_registry() -> None:
 
 def expected_kept(preset: str, n: int, r: float) -> tuple[int, int]:
     """(expected mean kept entries, tolerance) for a uniform-budget context of n tokens."""
-    if preset == "chunkkv":
-        return round(n * r), 20  # whole chunks of 20 tokens
+    if preset == "chunkkv":  # max(1, int(n_chunks * r)) whole chunks of 20 (one may be short)
+        chunks = max(1, int(-(-n // 20) * r))
+        return chunks * 20, 20 - n % 20 if n % 20 else 0
     if preset == "pyramidkv":
         return round(n * r), 1  # short context: kvpress falls back to a uniform budget
     return int(n * r), 0  # SnapKV / StreamingLLM: int(n * (1 - compression_ratio))
@@ -202,11 +203,15 @@ def test_preset_shrinks_cache_to_requested_fraction(
     want, tol = expected_kept(preset, len(ctx), r)
     mean = sum(rec.kept_entries_per_layer) / n_layers
     assert abs(mean - want) <= tol, (preset, rec.kept_entries_per_layer, want)
-    assert all(abs(k - want) <= tol for k in rec.kept_entries_per_layer)
+    assert all(want - tol <= k <= want for k in rec.kept_entries_per_layer)
+    # the requested fraction: exact up to int rounding, ChunkKV within two chunks (it floors the
+    # number of kept chunks and one chunk may be the short remainder)
+    assert abs(mean - r * len(ctx)) <= (40 if preset == "chunkkv" else 1)
     assert rec.kept_fraction == pytest.approx(mean / len(ctx))
     # the question was appended uncompressed to every layer
     assert rec.cache_entries_after_question == [k + len(q) for k in rec.kept_entries_per_layer]
-    assert rec.question_feed == "block"
+    uneven = len(set(rec.kept_entries_per_layer)) > 1  # e.g. ChunkKV's short remainder chunk
+    assert rec.question_feed == ("token_by_token" if uneven else "block")
     # kept positions recovered from the cache and decodable
     assert rec.kept_tokens_unavailable_reason is None
     assert rec.kept_positions is not None and rec.kept_positions_any is not None
@@ -243,15 +248,23 @@ def test_context_only_keeps_question_keys_uncompressed(lm: tuple[Any, Any]) -> N
     ref = DynamicCache()
     with torch.inference_mode():
         model(input_ids=torch.tensor([ctx + q]), past_key_values=ref, use_cache=True)
-    ref_keys = ref.layers[0].keys[0]  # [kv_heads, C + Q, d]
-    got = cache.layers[0].keys[0]  # [kv_heads, kept + Q + generated - 1, d]
+    ref_layer, got_layer = ref.layers[0].keys, cache.layers[0].keys
+    assert ref_layer is not None and got_layer is not None
+    ref_keys = ref_layer[0]  # [kv_heads, C + Q, d]
+    got = got_layer[0]  # [kv_heads, kept + Q + generated - 1, d]
     # layer-0 keys depend only on token and position: question keys must match exactly
     torch.testing.assert_close(
         got[:, kept : kept + len(q)], ref_keys[:, len(ctx) :], atol=1e-4, rtol=1e-4
     )
-    # and the kept context keys are the prefill keys at the recorded positions
-    positions = torch.tensor(info["kept_positions"])
-    torch.testing.assert_close(got[:, :kept], ref_keys[:, positions], atol=1e-4, rtol=1e-4)
+    # and the kept context keys (stored in the press's top-k order, not by position) are the
+    # prefill keys at the recorded positions
+    for h in range(got.shape[0]):
+        dist = torch.cdist(
+            got[h, :kept], ref_keys[h, : len(ctx)], compute_mode="donot_use_mm_for_euclid_dist"
+        )
+        nearest = dist.argmin(dim=1)
+        assert float(dist.min(dim=1).values.max()) < 1e-3
+        assert sorted(nearest.tolist()) == info["kept_positions"]
     assert got.shape[1] == kept + len(q) + len(new) - 1
 
 
@@ -298,7 +311,9 @@ def test_full_prompt_mode_and_fallbacks_are_recorded(lm: tuple[Any, Any]) -> Non
     assert "marker" in (no_marker.fallback_reason or "")
     # a context of <= window + 4 tokens -> full prompt, recorded
     short = templated(tokenizer, ["Hi."])
-    tiny = build_press("SnapKVPress", compression_ratio=0.7, window_size=200, kernel_size=5)
+    n_short_ctx = len(split_ids(tokenizer, short)[0])
+    assert len(tokenizer(short)["input_ids"]) > n_short_ctx + 4  # the full prompt can be pressed
+    tiny = build_press("SnapKVPress", compression_ratio=0.7, window_size=n_short_ctx, kernel_size=5)
     _, fallback = generate_with_press(model, tokenizer, short, tiny, MAX_NEW, "context_only")
     assert fallback.mode == "full_prompt" and "window_size + 4" in (fallback.fallback_reason or "")
     assert fallback.to_dict()["fallback_reason"] == fallback.fallback_reason

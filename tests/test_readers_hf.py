@@ -28,15 +28,41 @@ P2_QUESTION = (
     "{slot}? Reply with one short value."
 )
 DIALOGUES = [
-    (["I need a table for two in Berkeley.", "What time?", "7 pm please.",
-      "Booked.", "Actually make it 8 pm."], "time"),
+    (
+        [
+            "I need a table for two in Berkeley.",
+            "What time?",
+            "7 pm please.",
+            "Booked.",
+            "Actually make it 8 pm.",
+        ],
+        "time",
+    ),
     (["Find me a flight to Boston.", "Which day?", "March 3rd."], "date"),
-    (["I want a hotel in Paris for 3 nights.", "Any star rating?", "Four stars.",
-      "Found Hotel Lumiere.", "Change it to 2 nights.", "Done, 2 nights.",
-      "And add breakfast.", "Breakfast added."], "number of nights"),
+    (
+        [
+            "I want a hotel in Paris for 3 nights.",
+            "Any star rating?",
+            "Four stars.",
+            "Found Hotel Lumiere.",
+            "Change it to 2 nights.",
+            "Done, 2 nights.",
+            "And add breakfast.",
+            "Breakfast added.",
+        ],
+        "number of nights",
+    ),
     (["Play some jazz.", "Playing Miles Davis."], "genre"),
-    (["Book a cab to the airport.", "For how many people?", "Three.", "OK.",
-      "Wait, four people."], "number of riders"),
+    (
+        [
+            "Book a cab to the airport.",
+            "For how many people?",
+            "Three.",
+            "OK.",
+            "Wait, four people.",
+        ],
+        "number of riders",
+    ),
 ]
 
 
@@ -44,8 +70,13 @@ def p2_request(i: int, turns: Sequence[str], slot: str, max_new_tokens: int = 20
     speakers = ("USER", "SYSTEM")
     context = "\n".join(f"[T{j}] {speakers[j % 2]}: {t}" for j, t in enumerate(turns))
     user = (
-        "Context:\n" + context + "\n\nQuestion: " + P2_QUESTION.format(slot=slot)
-        + "\n\nRequired JSON schema:\n" + SCHEMA + "\nReply with only the JSON object."
+        "Context:\n"
+        + context
+        + "\n\nQuestion: "
+        + P2_QUESTION.format(slot=slot)
+        + "\n\nRequired JSON schema:\n"
+        + SCHEMA
+        + "\nReply with only the JSON object."
     )
     return ChatRequest(f"test:{i}", SYSTEM, user, max_new_tokens)
 
@@ -120,7 +151,13 @@ def test_press_seam_and_per_row_errors(reader: Any) -> None:
     seen: list[int] = []
 
     def press(
-        *, model: Any, prompts: Any, input_ids: Any, attention_mask: Any, generate_kwargs: Any, **_: Any
+        *,
+        model: Any,
+        prompts: Any,
+        input_ids: Any,
+        attention_mask: Any,
+        generate_kwargs: Any,
+        **_: Any,
     ) -> Any:
         seen.append(int(input_ids.shape[0]))
         if any("Boston" in p for p in prompts):
@@ -130,10 +167,10 @@ def test_press_seam_and_per_row_errors(reader: Any) -> None:
 
     hooked = reader.with_press(press, {"press": "identity"}, batch_size=8)
     assert reader.press is None and hooked.model is reader.model
-    gens = hooked.generate(REQUESTS)
+    gens = hooked.generate(REQUESTS[:3])
     assert hooked.decoding()["press"] == {"press": "identity"}
-    assert seen[0] == len(REQUESTS)  # one batch first, then rows one by one
-    assert [g.id for g in gens] == [r.id for r in REQUESTS]
+    assert seen == [3, 1, 1, 1]  # the batch first, then its rows one by one
+    assert [g.id for g in gens] == [r.id for r in REQUESTS[:3]]
     assert gens[1].error == "exception:RuntimeError:press failed"
     plain = reader.generate([REQUESTS[0], REQUESTS[2]])
     assert _answers([gens[0], gens[2]]) == _answers(plain)
@@ -146,8 +183,8 @@ def test_gguf_file_loads_directly_and_matches_the_dequantised_copy(reader: Any) 
     gguf: Path = find_gguf()
     direct = HFReader(gguf)
     assert direct.revision == reader.revision  # sha256 of the GGUF file
-    a = direct.generate(REQUESTS[:2])
-    b = reader.generate(REQUESTS[:2])
+    a = direct.generate(REQUESTS[:1])
+    b = reader.generate(REQUESTS[:1])
     assert _answers(a) == _answers(b)
 
 

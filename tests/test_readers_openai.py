@@ -35,11 +35,12 @@ def free_port() -> int:
 
 def requests_for_test() -> list[ChatRequest]:
     system = "Reply with a single JSON object and no other text."
+    ask = '\n\nQuestion: {}? Reply as {{"value": <string>}}.'
     users = [
-        'Context:\n[T0] USER: Book a table at 7 pm.\n\nQuestion: What time? Reply as {"value": <string>}.',
-        'Context:\n[T0] USER: Fly to Boston.\n\nQuestion: Which city? Reply as {"value": <string>}.',
+        "Context:\n[T0] USER: Book a table at 7 pm." + ask.format("What time"),
+        "Context:\n[T0] USER: Fly to Boston." + ask.format("Which city"),
         f"{POISON}: this prompt is always refused by the proxy.",
-        'Context:\n[T0] USER: Play jazz.\n\nQuestion: Which genre? Reply as {"value": <string>}.',
+        "Context:\n[T0] USER: Play jazz." + ask.format("Which genre"),
     ]
     return [ChatRequest(f"q{i}", system, u, 24) for i, u in enumerate(users)]
 
@@ -52,8 +53,19 @@ def llama_server() -> Iterator[str]:
 
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf()),
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(find_gguf()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -151,7 +163,10 @@ def test_answers_from_a_real_server(llama_server: str) -> None:
     from compressbench.readers.smollm import find_gguf, gguf_sha256
 
     reader = get_reader(
-        "openai", model="smollm2", base_url=llama_server, concurrency=2,
+        "openai",
+        model="smollm2",
+        base_url=llama_server,
+        concurrency=2,
         revision=gguf_sha256(find_gguf()),
     )
     reqs = [r for r in requests_for_test() if POISON not in r.user]
@@ -175,8 +190,13 @@ def test_retries_through_a_failing_proxy(llama_server: str) -> None:
     )
     with FailingProxy(llama_server) as proxy:
         reader = get_reader(
-            "openai", model="smollm2", base_url=proxy.url, concurrency=3,
-            max_retries=3, backoff_base=0.01, backoff_max=0.05,
+            "openai",
+            model="smollm2",
+            base_url=proxy.url,
+            concurrency=3,
+            max_retries=3,
+            backoff_base=0.01,
+            backoff_max=0.05,
         )
         gens = reader.generate(reqs)
     assert [g.id for g in gens] == [r.id for r in reqs]  # every row, in order
@@ -194,8 +214,13 @@ def test_retries_through_a_failing_proxy(llama_server: str) -> None:
 def test_connection_errors_are_retried_then_recorded() -> None:
     port = free_port()  # nothing listens here
     reader = get_reader(
-        "openai", model="m", base_url=f"http://127.0.0.1:{port}/v1",
-        max_retries=2, backoff_base=0.001, backoff_max=0.01, timeout=2.0,
+        "openai",
+        model="m",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        max_retries=2,
+        backoff_base=0.001,
+        backoff_max=0.01,
+        timeout=2.0,
     )
     gens = reader.generate([ChatRequest("a", "s", "u"), ChatRequest("b", "s", "v")])
     assert [g.id for g in gens] == ["a", "b"]

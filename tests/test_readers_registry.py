@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ class _Upper:
         return {}
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        return [from_text(r.id, '{"value": "%s"}' % r.user.upper()) for r in requests]
+        return [from_text(r.id, json.dumps({"value": r.user.upper()})) for r in requests]
 
 
 def test_builtin_backends_are_registered() -> None:
@@ -51,13 +52,13 @@ def test_register_and_build_by_name() -> None:
 
 
 def test_unknown_reader_names_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="known: .*hf"):
+    with pytest.raises(KeyError, match=r"known: .*hf"):
         get_reader("nope")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm is installed")
 def test_vllm_reader_without_vllm_says_so() -> None:
-    with pytest.raises(ReaderUnavailableError, match="vllm is not installed|not installed here"):
+    with pytest.raises(ReaderUnavailableError, match="not installed here"):
         get_reader("vllm", model="meta-llama/Llama-3.1-8B-Instruct")
 
 

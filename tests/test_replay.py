@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,16 +69,25 @@ def test_cli_replay_matches_every_positional_row(ref_dir: Path, tmp_path: Path, 
     assert "all: match 20, not rebuilt 7" in printed
 
 
-def test_replay_tries_content_aware_selectors_once_registered(ref_dir: Path, monkeypatch) -> None:
-    class FakeH2O:
-        name = "attention_h2o"
+def fake_content_selector(name: str, select: Callable[..., list[int]]) -> Callable[[], Any]:
+    """Factory of a stand-in content-aware selector (floor budget, plain rendering)."""
+
+    class Fake:
         budget_rule = "floor"
         published_render = "plain"
 
-        def select(self, turns, k, probe_id):
-            return list(range(min(k, len(turns))))
+        def __init__(self) -> None:
+            self.name = name
 
-    monkeypatch.setitem(SELECTORS, "attention_h2o", FakeH2O)
+        def select(self, turns: Any, k: int, probe_id: str) -> list[int]:
+            return select(turns, k, probe_id)
+
+    return Fake
+
+
+def test_replay_tries_content_aware_selectors_once_registered(ref_dir: Path, monkeypatch) -> None:
+    first_k = fake_content_selector("attention_h2o", lambda turns, k, _: list(range(k)))
+    monkeypatch.setitem(SELECTORS, "attention_h2o", first_k)
     assert resolve_method("attention_h2o_cache") == ("attention_h2o", "")
     rows = list(read_released(ref_dir / "probe_examples.jsonl"))
     recs = [
@@ -93,16 +103,11 @@ def test_replay_tries_content_aware_selectors_once_registered(ref_dir: Path, mon
 
 
 def test_unregistered_or_failing_selectors_get_a_reason(ref_dir: Path, monkeypatch) -> None:
-    class Broken:
-        name = "embedding_mmr"
-        budget_rule = "floor"
-        published_render = "plain"
-
-        def select(self, turns, k, probe_id):
-            raise OSError("no local encoder")
+    def broken(turns: Any, k: int, probe_id: str) -> list[int]:
+        raise OSError("no local encoder")
 
     monkeypatch.delitem(SELECTORS, "attention_h2o", raising=False)
-    monkeypatch.setitem(SELECTORS, "embedding_mmr", Broken)
+    monkeypatch.setitem(SELECTORS, "embedding_mmr", fake_content_selector("embedding_mmr", broken))
     rows = list(read_released(ref_dir / "probe_examples.jsonl"))
     recs = {
         r.method: r for r in replay(rows, methods={"attention_h2o_cache", "embedding_mmr_cache"})
@@ -112,6 +117,21 @@ def test_unregistered_or_failing_selectors_get_a_reason(ref_dir: Path, monkeypat
     assert "not registered" in recs["attention_h2o_cache"].reason
     assert recs["embedding_mmr_cache"].match is None
     assert "unavailable: OSError: no local encoder" in recs["embedding_mmr_cache"].reason
+
+
+def test_a_failing_selector_is_tried_once(ref_dir: Path, monkeypatch) -> None:
+    calls: list[str] = []
+
+    def offline(turns: Any, k: int, probe_id: str) -> list[int]:
+        calls.append(probe_id)
+        raise OSError("offline")
+
+    monkeypatch.setitem(SELECTORS, "attention_h2o", fake_content_selector("attention_h2o", offline))
+    rows = list(read_released(ref_dir / "probe_examples.jsonl"))
+    recs = [r for r in replay(rows, methods={"attention_h2o_cache"})]
+    h2o = [r for r in recs if r.method == "attention_h2o_cache"]
+    assert len(h2o) == 3 and all(r.match is None and "offline" in r.reason for r in h2o)
+    assert len(calls) == 1
 
 
 def test_resolve_method_reasons() -> None:

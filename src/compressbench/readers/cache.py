@@ -94,12 +94,12 @@ class AnswerCache:
                 found[key] = Generation.from_dict(json.loads(blob))
         return found
 
-    def put(self, key: str, generation: Generation, request: Mapping[str, Any] | None = None) -> None:
+    def put(
+        self, key: str, generation: Generation, request: Mapping[str, Any] | None = None
+    ) -> None:
         self.put_many([(key, generation, request)])
 
-    def put_many(
-        self, items: Iterable[tuple[str, Generation, Mapping[str, Any] | None]]
-    ) -> int:
+    def put_many(self, items: Iterable[tuple[str, Generation, Mapping[str, Any] | None]]) -> int:
         """Store items in one transaction; an existing key is kept, never overwritten."""
         rows = [
             (key, _canonical(dict(req or {})), _canonical(gen.to_dict()), time.time())
@@ -190,7 +190,9 @@ def generate_cached(
             stats.shared += 1
         else:
             first_of[key] = i
-    misses = sorted(first_of.values(), key=lambda i: (len(requests[i].system) + len(requests[i].user), i))
+    misses = sorted(
+        first_of.values(), key=lambda i: (len(requests[i].system) + len(requests[i].user), i)
+    )
     size = commit_every or default_commit_every(reader)
     bar = _progress(len(misses), progress, reader)
     try:
@@ -198,9 +200,15 @@ def generate_cached(
             batch = [requests[i] for i in chunk]
             gens = reader.generate(batch)
             if len(gens) != len(batch):
-                raise RuntimeError(f"reader {reader.name} returned {len(gens)} rows for {len(batch)}")
+                raise RuntimeError(
+                    f"reader {reader.name} returned {len(gens)} rows for {len(batch)}"
+                )
             stats.model_calls += len(batch)
-            keep = [(keys[i], g, key_payload(reader, requests[i])) for i, g in zip(chunk, gens, strict=True) if not g.is_exception]
+            keep = [
+                (keys[i], g, key_payload(reader, requests[i]))
+                for i, g in zip(chunk, gens, strict=True)
+                if not g.is_exception
+            ]
             stats.not_stored += len(batch) - len(keep)
             stats.stored += cache.put_many(keep)
             found.update({keys[i]: g for i, g in zip(chunk, gens, strict=True)})

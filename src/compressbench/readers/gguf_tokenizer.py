@@ -25,7 +25,9 @@ def gguf_metadata(path: str | Path) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     for name, field in reader.fields.items():
         if name.startswith("tokenizer.") and name not in (
-            "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type",
+            "tokenizer.ggml.tokens",
+            "tokenizer.ggml.merges",
+            "tokenizer.ggml.token_type",
             "tokenizer.ggml.scores",
         ):
             meta[name] = field.contents()
@@ -56,9 +58,15 @@ def repair_tokenizer(tokenizer: Any, gguf_path: str | Path) -> Any:
         bos_id = int(meta["tokenizer.ggml.bos_token_id"])
         data["post_processor"] = {
             "type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
-                     {"Sequence": {"id": "B", "type_id": 1}}],
+            "single": [
+                {"SpecialToken": {"id": bos, "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+            ],
+            "pair": [
+                {"SpecialToken": {"id": bos, "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"Sequence": {"id": "B", "type_id": 1}},
+            ],
             "special_tokens": {bos: {"id": bos, "ids": [bos_id], "tokens": [bos]}},
         }
     else:

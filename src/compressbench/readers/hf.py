@@ -148,7 +148,9 @@ class HFReader:
         for i, req in enumerate(requests):
             try:
                 prompt = chat.render_chat(self.tokenizer, req.system, req.user)
-                rows.append(_Row(i, req, prompt, chat.encode(self.tokenizer, prompt, self.max_input_tokens)))
+                rows.append(
+                    _Row(i, req, prompt, chat.encode(self.tokenizer, prompt, self.max_input_tokens))
+                )
             except Exception as exc:  # a bad row must not sink the others
                 out[i] = from_exception(req.id, exc, provenance=self._provenance(req, 1))
         for batch in self._batches(rows):
@@ -199,7 +201,14 @@ class HFReader:
                 log.warning("batch of %d failed (%s); running its rows one by one", len(batch), exc)
                 return [g for r in batch for g in self._run_batch([r])]
             seconds = time.perf_counter() - start
-            return [from_exception(batch[0].request.id, exc, seconds=seconds, provenance=self._provenance(batch[0].request, 1))]
+            return [
+                from_exception(
+                    batch[0].request.id,
+                    exc,
+                    seconds=seconds,
+                    provenance=self._provenance(batch[0].request, 1),
+                )
+            ]
         seconds = (time.perf_counter() - start) / len(batch)
         return [
             self._decode(row, new[j].tolist(), seconds, len(batch)) for j, row in enumerate(batch)

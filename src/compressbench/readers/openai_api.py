@@ -65,7 +65,9 @@ class OpenAIReader:
         if api_key is None and base_url is not None:
             api_key = "not-needed"  # local servers take any key
         # Retries are ours (counted, bounded), so the client's own are off.
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
+        self.client = openai.OpenAI(
+            base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout
+        )
         self.model = model
         self.model_id = model_id or model
         self.revision = revision or "unknown"
@@ -108,7 +110,9 @@ class OpenAIReader:
                     continue
                 self._count("failures")
                 prov = self._provenance(req, retries)
-                return from_exception(req.id, exc, seconds=time.perf_counter() - start, provenance=prov)
+                return from_exception(
+                    req.id, exc, seconds=time.perf_counter() - start, provenance=prov
+                )
         usage = resp.usage
         prov = self._provenance(req, retries)
         prov["served_model"] = resp.model

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from compressbench.readers.base import Generation
-
-# A flat object: "{", then any characters except braces, then "}".
-_FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
+from compressbench.readers.parse import extract_flat_json
 
 NO_JSON = "no-json"
 
 
 def last_flat_json(text: str) -> str | None:
     """The last flat ``{...}`` substring of ``text`` that ``json.loads`` accepts, else None."""
-    for match in reversed(_FLAT_OBJECT.findall(text)):
-        try:
-            json.loads(match)
-        except ValueError:
-            continue
-        return str(match)
-    return None
+    found = extract_flat_json(text)
+    return None if found.format_error else found.text
 
 
 def exception_error(exc: BaseException) -> str:

@@ -110,9 +110,11 @@ def replay_row(
     probe: ProbeRecord | None,
     render_mode: str = PUBLISHED,
     methods: Collection[str] | None = None,
+    failed: dict[str, str] | None = None,
 ) -> ReplayRecord:
     """Rebuild one released row from its dialogue's full-context probe and compare
-    (``methods``: rebuild only these released method names)."""
+    (``methods``: rebuild only these released method names; ``failed``: selector name ->
+    reason, filled and consulted so a selector whose model cannot load is tried once)."""
     if probe is None:
         return _unbuilt(row, "no full_context row for this dialogue and probe type")
     if methods is not None and row.method not in methods:
@@ -120,6 +122,9 @@ def replay_row(
     name, reason = resolve_method(row.method)
     if name is None:
         return _unbuilt(row, reason)
+    failed = {} if failed is None else failed
+    if name in failed:
+        return _unbuilt(row, failed[name])
     try:
         selector: TurnSelector = get_selector(name)
         ctx = build_context(
@@ -134,7 +139,8 @@ def replay_row(
         )
     except Exception as exc:  # a content-aware selector whose model cannot be loaded here
         log.warning("%s %s: selector %r failed: %s", row.dialogue_id, row.method, name, exc)
-        return _unbuilt(row, f"selector {name!r} unavailable: {type(exc).__name__}: {exc}")
+        failed[name] = f"selector {name!r} unavailable: {type(exc).__name__}: {exc}"
+        return _unbuilt(row, failed[name])
     rebuilt = {
         "compressed_text_used": ctx.compressed_text_used,
         "prompt_system": ctx.prompt_system,
@@ -165,8 +171,10 @@ def replay(
 ) -> Iterator[ReplayRecord]:
     """Replay every released row, in input order."""
     probes = released_probes(rows)
+    failed: dict[str, str] = {}
     for row in rows:
-        yield replay_row(row, probes.get((row.dialogue_id, row.probe_type)), render_mode, methods)
+        probe = probes.get((row.dialogue_id, row.probe_type))
+        yield replay_row(row, probe, render_mode, methods, failed)
 
 
 def summarize(records: Iterable[ReplayRecord]) -> dict[str, Counter[str]]:

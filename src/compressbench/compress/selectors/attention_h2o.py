@@ -62,7 +62,7 @@ def load_feature_model(feature_model: str | None, gguf_file: str | None, device:
             source, gguf_file = str(path.parent), path.name
     kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
     tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(
+    model: Any = AutoModelForCausalLM.from_pretrained(
         source, dtype=torch.float32, attn_implementation="eager", **kwargs
     )
     model.to(device)

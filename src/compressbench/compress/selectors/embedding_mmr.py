@@ -62,7 +62,9 @@ def load_encoder(encoder: str, device: str) -> Any:
     return SentenceTransformer(encoder, device=device)
 
 
-def mmr_select(embeddings: np.ndarray, k: int, trade_off: float = 0.5) -> list[int]:
+def mmr_select(
+    embeddings: np.ndarray | Sequence[Sequence[float]], k: int, trade_off: float = 0.5
+) -> list[int]:
     """MMR over L2-normalised row ``embeddings``; query = normalised mean row.
 
     Returns ``min(k, n)`` row indices, ascending. Ties (exactly equal scores) go to the lowest

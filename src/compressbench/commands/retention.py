@@ -1,0 +1,68 @@
+"""``compressbench retention``: reader-free answer retention per (dataset, method, ratio)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from tqdm import tqdm
+
+from compressbench.commands._args import csv_of, ratio
+from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
+from compressbench.jsonl import write_jsonl
+from compressbench.tpbench.retention import retention_rows
+
+DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table: one line per row (rates to 3 decimals, '–' where undefined)."""
+
+    def f(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3f}"
+
+    lines = [
+        "| dataset | method | r | n (P2) | P2 value | n (P3) | P3 goal | P3 joint | seconds |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['dataset']} | {r['method']} | {r['ratio']} | {r['n']} | {f(r['p2_retention'])}"
+            f" | {r['n_p3']} | {f(r['p3_goal_retention'])} | {f(r['p3_joint_retention'])}"
+            f" | {r['seconds']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    dialogues = load_corpus(args.corpus, args.path, args.splits)
+    rows = retention_rows(
+        dialogues,
+        args.methods,
+        args.ratios,
+        progress=lambda it: tqdm(it, desc="retention", unit="dlg"),
+    )
+    write_jsonl(args.output, rows)
+    print(format_table(rows))
+    if args.verbose:
+        print(json.dumps(rows, indent=2))
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "retention",
+        help="reader-free answer retention of compressors (paper §6.1.3)",
+        description=(
+            "For every P2-eligible change event, does the current value survive compression "
+            "(phrase-bounded); for every P3-eligible one, do the initial goal and both survive?"
+        ),
+    )
+    p.add_argument("--corpus", required=True, choices=sorted(CORPUS_LOADERS))
+    p.add_argument("--path", help="corpus directory (default: the packaged copy, if any)")
+    p.add_argument("--splits", type=csv_of(str), help="comma-separated splits (default: all)")
+    p.add_argument("--ratios", type=csv_of(ratio), default=DEFAULT_RATIOS)
+    p.add_argument("--methods", type=csv_of(str), required=True, help="registry names")
+    p.add_argument("--output", required=True, help="JSONL, one row per (dataset, method, ratio)")
+    p.set_defaults(func=run)

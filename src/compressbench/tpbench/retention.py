@@ -1,0 +1,148 @@
+"""Answer-retention diagnostic (paper §6.1.3; reader-free): what did a compressor keep?
+
+For every P2-eligible change event: does the current value survive compression, i.e. occur
+as a complete phrase (spec §1.2 matcher on §1.1-normalised text) in the kept text? For every
+P3-eligible event: does the initial goal (the first sentence of the first user turn, the P1
+gold) survive the same way, and do both survive (joint)? The kept text is the kept turns'
+own texts joined by newlines: turn markers are left out so that a value such as "user" cannot
+match a ``USER:`` label.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compressbench.compress.budgets import budget_k
+from compressbench.compress.selectors import get_selector
+from compressbench.compress.selectors.base import TurnSelector
+from compressbench.corpora.model import Dialogue, Turn
+from compressbench.scoring.normalize import dataset_key, normalize_value, phrase_occurs
+from compressbench.tpbench.goals import goal_first_sentence, goal_text
+from compressbench.tpbench.probes import probe_id_for
+from compressbench.tpbench.transitions import Transition, dialogue_transitions
+
+# Slot type groups of the paper's Table 7 (first match wins; else "other").
+SLOT_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("time", re.compile(r"time|leaveat|arriveby|hour")),
+    ("date", re.compile(r"date|day")),
+    (
+        "place/name",
+        re.compile(
+            r"city|location|area|name|destination|departure|address|place|airport|origin"
+            r"|venue|theater|restaurant|hotel|attraction|from|to$"
+        ),
+    ),
+)
+
+
+def slot_type(slot: str) -> str:
+    """``time``, ``date``, ``place/name`` or ``other`` for a slot name."""
+    s = slot.lower()
+    return next((group for group, pattern in SLOT_TYPES if pattern.search(s)), "other")
+
+
+def kept_text(turns: Sequence[Turn], keep: Iterable[int]) -> str:
+    """The kept turns' texts in order, one per line, without markers."""
+    return "\n".join(turns[i].text for i in sorted(keep))
+
+
+def survives(phrase: str, text: str, dataset: str) -> bool:
+    """True iff the normalised phrase occurs at phrase boundaries in the normalised text."""
+    ds = dataset_key(dataset)
+    return phrase_occurs(normalize_value(phrase, ds), normalize_value(text, ds))
+
+
+# A function from (dialogue, transition, ratio) to the kept text of that probe's context.
+KeptTextFn = Callable[[Dialogue, Transition, float], str]
+
+
+def selector_kept_text(selector: TurnSelector) -> KeptTextFn:
+    """Kept text of a turn selector at a ratio (its own budget rule)."""
+
+    def kept(dialogue: Dialogue, t: Transition, ratio: float) -> str:
+        k = budget_k(dialogue.n_turns, ratio, selector.budget_rule)
+        pid = probe_id_for(dialogue.dataset, dialogue.dialogue_id, t.event_index)
+        return kept_text(dialogue.turns, selector.select(dialogue.turns, k, pid))
+
+    return kept
+
+
+@dataclass
+class RetentionCounts:
+    """Counts behind one (dataset, method, ratio) row."""
+
+    n: int = 0
+    p2_kept: int = 0
+    n_p3: int = 0
+    goal_kept: int = 0
+    joint_kept: int = 0
+    by_slot_type: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+
+    def add(self, t: Transition, text: str, goal: str, dataset: str) -> None:
+        value_kept = survives(t.new_value, text, dataset)
+        if t.p2_eligible:
+            self.n += 1
+            self.p2_kept += value_kept
+            group = self.by_slot_type[slot_type(t.slot)]
+            group[0] += 1
+            group[1] += value_kept
+        if t.p3_eligible:
+            goal_kept = survives(goal, text, dataset)
+            self.n_p3 += 1
+            self.goal_kept += goal_kept
+            self.joint_kept += goal_kept and value_kept
+
+    def row(self) -> dict[str, Any]:
+        def rate(kept: int, n: int) -> float | None:
+            return kept / n if n else None
+
+        return {
+            "n": self.n,
+            "p2_retention": rate(self.p2_kept, self.n),
+            "n_p3": self.n_p3,
+            "p3_goal_retention": rate(self.goal_kept, self.n_p3),
+            "p3_joint_retention": rate(self.joint_kept, self.n_p3),
+            "by_slot_type": {
+                g: {"n": n, "p2_retention": rate(k, n)}
+                for g, (n, k) in sorted(self.by_slot_type.items())
+            },
+        }
+
+
+def retention_rows(
+    dialogues: Iterable[Dialogue],
+    methods: Sequence[str],
+    ratios: Sequence[float],
+    *,
+    kept_text_fns: dict[str, KeptTextFn] | None = None,
+    progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda x: x,
+) -> list[dict[str, Any]]:
+    """One row per (dataset, method, ratio): ``n``, the three retention rates, ``seconds``.
+
+    ``kept_text_fns`` supplies the kept text of methods that are not turn selectors (KV
+    presses); every other method is looked up in the selector registry.
+    """
+    fns = {m: (kept_text_fns or {}).get(m) or selector_kept_text(get_selector(m)) for m in methods}
+    counts: dict[tuple[str, str, float], RetentionCounts] = defaultdict(RetentionCounts)
+    seconds: dict[tuple[str, str, float], float] = defaultdict(float)
+    for dialogue in progress(dialogues):
+        events = [t for t in dialogue_transitions(dialogue) if t.p2_eligible or t.p3_eligible]
+        if not events:
+            continue
+        goal = goal_first_sentence(goal_text(dialogue.turns))
+        for method, fn in fns.items():
+            for ratio in ratios:
+                key = (dialogue.dataset, method, ratio)
+                start = time.perf_counter()
+                for t in events:
+                    counts[key].add(t, fn(dialogue, t, ratio), goal, dialogue.dataset)
+                seconds[key] += time.perf_counter() - start
+    return [
+        {"dataset": ds, "method": m, "ratio": r, **counts[(ds, m, r)].row(), "seconds": seconds[(ds, m, r)]}
+        for (ds, m, r) in sorted(counts, key=lambda k: (k[0], methods.index(k[1]), k[2]))
+    ]
