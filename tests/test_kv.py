@@ -329,6 +329,10 @@ def test_any_press_by_name(lm: tuple[Any, Any]) -> None:
     assert rec.kept_entries_per_layer == [int(len(ctx) * 0.5)] * model.config.num_hidden_layers
     assert rec.press == {"name": "KnormPress", "compression_ratio": 0.5}
     assert rec.kept_tokens_unavailable_reason is None
+    _, untracked = generate_with_press(model, tokenizer, prompt, press, 2, track_positions=False)
+    assert untracked.kept_positions is None and untracked.kept_token_text is None
+    assert "not tracked" in (untracked.kept_tokens_unavailable_reason or "")
+    assert untracked.kept_entries_per_layer == rec.kept_entries_per_layer
 
 
 @pytest.mark.slow
@@ -371,3 +375,19 @@ def test_hook_plugs_into_the_hf_reader() -> None:
     rec = hook.records[0]
     assert rec.mode == "context_only" and rec.kept_entries_per_layer
     assert reader.decoding()["press"]["press"]["name"] == "ChunkKVPress"
+
+
+@pytest.mark.slow
+def test_masking_press_is_measured_and_explained(lm: tuple[Any, Any]) -> None:
+    # AdaKV masks entries head by head instead of pruning: the cache is not smaller, and the
+    # record says why no kept subset exists.
+    model, tokenizer = lm
+    prompt = templated(tokenizer)
+    ctx, _ = split_ids(tokenizer, prompt)
+    press = build_press(
+        {"name": "AdaKVPress", "press": {"name": "SnapKVPress", "compression_ratio": 0.5}}
+    )
+    _, rec = generate_with_press(model, tokenizer, prompt, press, 2)
+    assert rec.kept_entries_per_layer == [len(ctx)] * model.config.num_hidden_layers
+    assert rec.kept_positions is None
+    assert "masks entries" in (rec.kept_tokens_unavailable_reason or "")

@@ -31,8 +31,13 @@ entries: a press keeps the fraction ``r`` of the entries it compresses, so
   ratio, context tokens, kept entries per layer (measured from the cache) and - for presses
   that prune by gathering cache rows, which covers SnapKV, PyramidKV, StreamingLLM and ChunkKV -
   the kept token positions, recovered by matching the kept key rows against the prefill keys,
-  and the kept tokens' text for the retention diagnostic. Where they cannot be recovered,
-  ``kept_tokens_unavailable_reason`` says why.
+  and the kept tokens' text for the retention diagnostic. Presses keep different entries per
+  head and layer, so ``kept_positions`` / ``kept_token_text`` are the positions kept by at
+  least half of the (layer, KV-head) slots and ``kept_positions_any`` /
+  ``kept_token_text_any`` those kept by at least one; runs of kept tokens are joined by
+  ``GAP`` so no phrase spans a gap. Presses that mask entries per head instead of pruning them
+  (AdaKV style) leave the cache full; then, and wherever positions cannot be recovered,
+  ``kept_tokens_unavailable_reason`` says why (``track_positions=False`` skips the recovery).
 
 kvpress's chunk presses refuse eager attention weights; for them the weights are withheld (the
 inner scorer recomputes its window attention), so ChunkKV also runs with eager attention, the
@@ -59,6 +64,7 @@ DEFAULT_QUESTION_MARKER = "\n\nQuestion:"
 DEFAULT_MAX_INPUT_TOKENS = 7168
 GAP = " \u2026 "  # between non-contiguous runs of kept tokens in ``kept_token_text``
 # kvpress presses that assert ``attentions is None`` (they rescore from hidden states).
+MASKED = "masked"  # per-layer marker: the press masked entries instead of pruning them
 _WITHHOLD_ATTENTIONS = frozenset(
     {"ChunkKVPress", "ChunkPress", "BlockPress", "EntropyGatedChunkKVPress"}
 )
@@ -266,9 +272,9 @@ def _row_hashes(x: torch.Tensor) -> torch.Tensor:
     """Exact integer hash of every row ``x[..., t, :]`` from its bytes (order-free, exact)."""
     import torch
 
-    raw = x.detach().to("cpu").contiguous()
-    as_bytes = raw.view(torch.uint8).to(torch.int64)  # [..., t, d * itemsize]
-    return (as_bytes * _hash_weights(as_bytes.shape[-1])).sum(dim=-1)
+    raw = x.detach().contiguous()
+    as_bytes = raw.view(torch.uint8).to(torch.int64)  # [..., t, d * itemsize], on x's device
+    return (as_bytes * _hash_weights(as_bytes.shape[-1]).to(x.device)).sum(dim=-1)
 
 
 def match_kept_rows(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor | None:
@@ -289,16 +295,16 @@ def match_kept_rows(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor |
         if not torch.equal(sorted_h[idx], ha[h]):
             return None
         pos = order[idx]
-        if not torch.equal(b0[h][pos].cpu(), a0[h].cpu()):
+        if not torch.equal(b0[h][pos], a0[h]):
             return None
-        out[h] = pos
+        out[h] = pos.cpu()
     return out
 
 
 @contextmanager
-def _instrumented(press: Any, positions: dict[int, torch.Tensor | None]) -> Iterator[None]:
+def _instrumented(press: Any, positions: dict[int, Any], track: bool = True) -> Iterator[None]:
     """Wrap ``press.compress`` for one prefill: withhold attentions where kvpress requires it,
-    record the kept positions of every layer."""
+    record the kept positions of every layer (if ``track``)."""
     original = press.compress
     withhold = type(press).__name__ in _WITHHOLD_ATTENTIONS
 
@@ -308,8 +314,12 @@ def _instrumented(press: Any, positions: dict[int, torch.Tensor | None]) -> Iter
         new_keys, new_values = original(
             module, hidden_states, keys, values, None if withhold else attentions, kwargs
         )
-        layer = int(getattr(module, "layer_idx", len(positions)))
-        positions[layer] = match_kept_rows(keys, new_keys)
+        if track:
+            layer = int(getattr(module, "layer_idx", len(positions)))
+            if getattr(module, "masked_key_indices", None) is not None:
+                positions[layer] = MASKED  # head-wise masking (AdaKV style), not pruning
+            else:
+                positions[layer] = match_kept_rows(keys, new_keys)
         return new_keys, new_values
 
     press.compress = compress
@@ -381,11 +391,14 @@ def generate_ids_with_press(
     *,
     eos_token_ids: set[int] | None = None,
     cache: Any = None,
+    track_positions: bool = True,
 ) -> tuple[list[int], dict[str, Any]]:
     """Prefill ``context_ids`` under ``press``, feed ``question_ids`` (may be empty) without it,
     then greedy-decode. Returns the new ids (ending at the first eos, inclusive) and the
     measurements (see :class:`KVRecord`). ``cache`` (an empty ``DynamicCache``) may be passed
-    to inspect it afterwards; it then holds context, question and generated entries."""
+    to inspect it afterwards; it then holds context, question and generated entries.
+    ``track_positions=False`` skips recovering the kept positions (one hash pass over each
+    layer's keys)."""
     import torch
     from transformers import DynamicCache
 
@@ -393,9 +406,9 @@ def generate_ids_with_press(
     eos = eos_token_ids if eos_token_ids is not None else _eos_ids(model, tokenizer)
     if cache is None:
         cache = DynamicCache()
-    positions: dict[int, torch.Tensor | None] = {}
+    positions: dict[int, Any] = {}
     with torch.inference_mode():
-        with _instrumented(press, positions), press(model):
+        with _instrumented(press, positions, track_positions), press(model):
             logits = _forward(model, list(context_ids), cache, 0, device)
         kept = cache_lengths(cache)
         n_ctx = len(context_ids)
@@ -424,7 +437,10 @@ def generate_ids_with_press(
         "cache_entries_after_question": after_q,
         "question_feed": feed,
     }
-    info.update(_positions_summary(tokenizer, list(context_ids), kept, positions))
+    if track_positions:
+        info.update(_positions_summary(tokenizer, list(context_ids), kept, positions))
+    else:
+        info.update(_unavailable("not tracked (track_positions=False)"))
     return new_ids, info
 
 
@@ -433,7 +449,7 @@ def _unavailable(reason: str) -> dict[str, Any]:
 
 
 def _positions_summary(
-    tokenizer: Any, ids: list[int], kept: list[int], positions: dict[int, torch.Tensor | None]
+    tokenizer: Any, ids: list[int], kept: list[int], positions: dict[int, Any]
 ) -> dict[str, Any]:
     import torch
 
@@ -446,6 +462,11 @@ def _positions_summary(
     if len(positions) != n_layers:
         missing = sorted(set(range(n_layers)) - set(positions))
         return _unavailable(f"no compress() record for layers {missing[:8]}")
+    if any(isinstance(p, str) for p in positions.values()):
+        return _unavailable(
+            "the press masks entries per head (kvpress masked_key_indices) instead of pruning"
+            " them; the cache keeps every entry, so there is no kept subset to decode"
+        )
     if any(p is None for p in positions.values()):
         return _unavailable(
             "the press's kept keys are not copies of prefill keys (it transforms or merges"
@@ -494,6 +515,7 @@ def generate_with_press(
     *,
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     prompt_ids: Sequence[int] | None = None,
+    track_positions: bool = True,
 ) -> tuple[str, KVRecord]:
     """Greedy generation for one templated prompt under ``press`` (see module docstring).
 
@@ -513,6 +535,7 @@ def generate_with_press(
         question_marker,
         max_input_tokens=max_input_tokens,
         prompt_ids=prompt_ids,
+        track_positions=track_positions,
     )
     return tokenizer.decode(new_ids, skip_special_tokens=True), record
 
@@ -528,6 +551,7 @@ def run_with_press(
     *,
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     prompt_ids: Sequence[int] | None = None,
+    track_positions: bool = True,
 ) -> tuple[list[int], KVRecord]:
     """:func:`generate_with_press` returning the new token ids instead of their text."""
     if mode not in MODES:
@@ -552,7 +576,13 @@ def run_with_press(
         ids = list(prompt_ids) if prompt_ids is not None else _encode(tokenizer, prompt_text, True)
         context_ids, question_ids = ids[-max_input_tokens:], []
     new_ids, info = generate_ids_with_press(
-        model, tokenizer, context_ids, question_ids, press, max_new_tokens
+        model,
+        tokenizer,
+        context_ids,
+        question_ids,
+        press,
+        max_new_tokens,
+        track_positions=track_positions,
     )
     kept = info.pop("kept_entries_per_layer")
     record = KVRecord(
@@ -592,6 +622,7 @@ class KVPressHook:
         question_marker: str = DEFAULT_QUESTION_MARKER,
         max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
         preset: str | None = None,
+        track_positions: bool = True,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -599,6 +630,7 @@ class KVPressHook:
         self.mode = mode
         self.question_marker = question_marker
         self.max_input_tokens = max_input_tokens
+        self.track_positions = track_positions
         self.records: list[KVRecord] = []
         self.spec: dict[str, Any] = {
             "press": press_spec(press),
@@ -638,6 +670,7 @@ class KVPressHook:
                 self.question_marker,
                 max_input_tokens=self.max_input_tokens,
                 prompt_ids=ids,
+                track_positions=self.track_positions,
             )
             self.records.append(record)
             rows.append(new_ids)
