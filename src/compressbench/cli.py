@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from compressbench.errors import InputError
@@ -34,7 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_libraries() -> None:
+    """No per-tensor progress bars from transformers / the Hub in stage logs."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _quiet_libraries()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

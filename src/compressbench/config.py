@@ -61,6 +61,7 @@ class Params:
     render: str
     reader: ReaderSpec
     tracking: TrackingSpec
+    method_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = "params.yaml"
 
     def corpus(self, name: str) -> CorpusSpec:
@@ -190,6 +191,10 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         c.ratio(r, f"ratios[{i}]")
         for i, r in enumerate(c.items(raw.get("ratios", [0.3]), (int, float), "ratios"))
     )
+    method_params = raw.get("method_params") or {}
+    c.typed(method_params, dict, "method_params")
+    for name, mp in method_params.items():
+        c.typed(mp if mp is not None else {}, dict, f"method_params.{name}")
     tracking_raw = raw.get("tracking") or {}
     c.typed(tracking_raw, dict, "tracking")
     return Params(
@@ -203,6 +208,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         methods=c.items(raw["methods"], str, "methods"),
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
         reader=_reader(c, raw.get("reader") or {}),
+        method_params={name: dict(mp or {}) for name, mp in method_params.items()},
         tracking=TrackingSpec(
             uri=tracking_raw.get("uri"),
             experiment=c.typed(

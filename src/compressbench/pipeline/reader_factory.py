@@ -45,3 +45,17 @@ BACKEND_PARAMS: dict[str, Callable[[ReaderSpec], dict[str, Any]]] = {
 def build_reader(spec: ReaderSpec) -> Reader:
     """The reader named by ``spec.backend`` with its parameters."""
     return get_reader(spec.backend, **BACKEND_PARAMS[spec.backend](spec))
+
+
+def reader_tokenizer(spec: ReaderSpec) -> Any:
+    """The reader's tokenizer when it is a local/HF model (for token counts), else None."""
+    if spec.backend != "hf":
+        return None
+    from transformers import AutoTokenizer
+
+    if spec.model == DEFAULT_MODEL:
+        from compressbench.readers.smollm import prepare_default_model
+
+        prepared = prepare_default_model()
+        return AutoTokenizer.from_pretrained(prepared.path)
+    return AutoTokenizer.from_pretrained(spec.model)

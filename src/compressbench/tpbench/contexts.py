@@ -97,7 +97,11 @@ def build_context(
 
 
 def probe_context(
-    probe: ProbeRecord, method: str, *, render_mode: str = PUBLISHED
+    probe: ProbeRecord,
+    method: str,
+    *,
+    render_mode: str = PUBLISHED,
+    selector: TurnSelector | None = None,
 ) -> ContextRecord:
     """:func:`build_context` for a probe record."""
     return build_context(
@@ -107,5 +111,6 @@ def probe_context(
         ratio=probe.ratio,
         method=method,
         slot_human=probe.slot_human,
+        selector=selector,
         render_mode=render_mode,
     )
