@@ -91,9 +91,13 @@ def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
     assert "| full_context |" in summary and "| recency |" in summary
     scores = list(read_jsonl(project / "data/scores/builtin/full_context/0.3.jsonl"))
     assert {r["probe_type"] for r in scores} == {"P1", "P2", "P3"}
-    cells = read_cells(f"sqlite:///{project / 'mlflow.db'}", "compressbench-tpbench")
+    runs = read_cells(f"sqlite:///{project / 'mlflow.db'}", "compressbench-tpbench")
+    cells = [c for c in runs if c.params["probe"] != "retention"]
     # one run per (dataset, probe, seed, ratio, method, reader): 1 x 3 x 1 x 1 x 2 x 1
     assert len(cells) == 6
+    retention = [c for c in runs if c.params["probe"] == "retention"]
+    assert len(retention) == 2 * 4  # methods x retention ratios
+    assert all("p2_retention" in c.metrics for c in retention)
     for cell in cells:
         assert cell.params["dataset"] == "builtin"
         assert "model.revision" in cell.tags and len(cell.tags["model.revision"]) == 64

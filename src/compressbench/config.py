@@ -49,6 +49,12 @@ class TrackingSpec:
 
 
 @dataclass(frozen=True)
+class RetentionSpec:
+    ratios: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7)
+    methods: tuple[str, ...] | None = None  # None: the pipeline's `methods`
+
+
+@dataclass(frozen=True)
 class Params:
     corpora: dict[str, CorpusSpec]
     datasets: tuple[str, ...]
@@ -62,6 +68,7 @@ class Params:
     reader: ReaderSpec
     tracking: TrackingSpec
     method_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    retention: RetentionSpec = field(default_factory=RetentionSpec)
     source: str = "params.yaml"
 
     def corpus(self, name: str) -> CorpusSpec:
@@ -195,6 +202,24 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
     c.typed(method_params, dict, "method_params")
     for name, mp in method_params.items():
         c.typed(mp if mp is not None else {}, dict, f"method_params.{name}")
+    retention_raw = raw.get("retention") or {}
+    c.typed(retention_raw, dict, "retention")
+    retention_methods = retention_raw.get("methods")
+    retention = RetentionSpec(
+        ratios=tuple(
+            c.ratio(r, f"retention.ratios[{i}]")
+            for i, r in enumerate(
+                c.items(
+                    retention_raw.get("ratios", [0.1, 0.3, 0.5, 0.7]),
+                    (int, float),
+                    "retention.ratios",
+                )
+            )
+        ),
+        methods=None
+        if retention_methods is None
+        else c.items(retention_methods, str, "retention.methods"),
+    )
     tracking_raw = raw.get("tracking") or {}
     c.typed(tracking_raw, dict, "tracking")
     return Params(
@@ -209,6 +234,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
         reader=_reader(c, raw.get("reader") or {}),
         method_params={name: dict(mp or {}) for name, mp in method_params.items()},
+        retention=retention,
         tracking=TrackingSpec(
             uri=tracking_raw.get("uri"),
             experiment=c.typed(

@@ -11,7 +11,9 @@ from tqdm import tqdm
 from compressbench.commands._args import csv_of, ratio
 from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
 from compressbench.jsonl import write_jsonl
+from compressbench.readers.registry import get_reader
 from compressbench.tpbench.retention import retention_rows
+from compressbench.tpbench.retention_kv import kv_kept_text_fns
 
 DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
 
@@ -37,10 +39,12 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     dialogues = load_corpus(args.corpus, args.path, args.splits)
+    kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
     rows = retention_rows(
         dialogues,
         args.methods,
         args.ratios,
+        kept_text_fns=kv_fns,
         progress=lambda it: tqdm(it, desc="retention", unit="dlg"),
     )
     write_jsonl(args.output, rows)
@@ -63,6 +67,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--path", help="corpus directory (default: the packaged copy, if any)")
     p.add_argument("--splits", type=csv_of(str), help="comma-separated splits (default: all)")
     p.add_argument("--ratios", type=csv_of(ratio), default=DEFAULT_RATIOS)
-    p.add_argument("--methods", type=csv_of(str), required=True, help="registry names")
+    p.add_argument(
+        "--methods",
+        type=csv_of(str),
+        required=True,
+        help="turn selectors or KV press presets (presets run the default SmolLM2 reader)",
+    )
     p.add_argument("--output", required=True, help="JSONL, one row per (dataset, method, ratio)")
     p.set_defaults(func=run)

@@ -18,6 +18,7 @@ from compressbench.config import Params, load_params
 STAGE_ARGS: dict[str, tuple[bool, bool, bool]] = {
     "corpora": (True, False, False),
     "transitions": (True, False, False),
+    "retention": (True, False, False),
     "probes": (True, False, True),
     "contexts": (True, True, True),
     "answers": (True, True, True),

@@ -21,6 +21,10 @@ def transitions_file(dataset: str) -> Path:
     return DATA / "transitions" / f"{dataset}.json"
 
 
+def retention_file(dataset: str) -> Path:
+    return Path("metrics") / "retention" / f"{dataset}.json"
+
+
 def probes_file(dataset: str, ratio: float) -> Path:
     return DATA / "probes" / dataset / f"{ratio_name(ratio)}.jsonl"
 

@@ -33,12 +33,14 @@ from compressbench.pipeline.aggregate import by_probe_seed, cell_metrics, seed_m
 from compressbench.pipeline.reader_factory import build_reader, reader_tokenizer
 from compressbench.pipeline.report import summary_markdown
 from compressbench.pipeline.sources import corpus_dialogues
-from compressbench.pipeline.track import log_to_mlflow
+from compressbench.pipeline.track import log_retention, log_to_mlflow
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.cache import AnswerCache, cache_key, generate_cached
 from compressbench.scoring.answers import score_answer
 from compressbench.tpbench.contexts import probe_context
 from compressbench.tpbench.probes import build_probes, candidate_pool, cells, read_probes
+from compressbench.tpbench.retention import retention_rows
+from compressbench.tpbench.retention_kv import kv_kept_text_fns
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 from compressbench.tracking import write_manifest
 
@@ -281,3 +283,24 @@ def stage_metrics(params: Params) -> Path:
     log_to_mlflow(params, per_seed_rows)
     print(paths.SUMMARY_FILE.read_text(encoding="utf-8"))
     return paths.METRICS_FILE
+
+
+def stage_retention(params: Params, dataset: str) -> Path:
+    """Reader-free answer retention of every configured method at the retention ratios."""
+    methods = list(params.retention.methods or params.methods)
+    kv_fns = kv_kept_text_fns(methods, params.method_params, lambda: build_reader(params.reader))
+    selector_params = {m: p for m, p in params.method_params.items() if m not in kv_fns}
+    rows = retention_rows(
+        read_corpus(dataset),
+        methods,
+        params.retention.ratios,
+        kept_text_fns=kv_fns,
+        selector_params=selector_params,
+        progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg"),
+    )
+    out = paths.retention_file(dataset)
+    with atomic_writer(out) as fh:
+        json.dump({"rows": rows}, fh, indent=2)
+        fh.write("\n")
+    log_retention(params, dataset, rows, out)
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from compressbench.config import Params
@@ -57,4 +58,40 @@ def log_to_mlflow(
                 stage=f"scores@{cell.dataset}-{cell.method}-{cell.ratio}",
                 inputs=[cell.contexts, cell.answers],
                 outputs=[cell.scores],
+            )
+
+
+def log_retention(
+    params: Params, dataset: str, rows: Sequence[dict[str, Any]], output: Path
+) -> None:
+    """One parent run per retention stage; one child per (dataset, method, ratio)."""
+    with start_pipeline_run(
+        f"retention {dataset}",
+        {"retention": dataclasses.asdict(params.retention), "methods": list(params.methods)},
+        tracking_uri=params.tracking.uri,
+        experiment=params.tracking.experiment,
+        stage=f"retention@{dataset}",
+    ) as parent:
+        for row in rows:
+            metrics = {
+                k: row[k]
+                for k in ("n", "p2_retention", "n_p3", "p3_goal_retention", "p3_joint_retention")
+                if row[k] is not None
+            }
+            for group, g in row["by_slot_type"].items():
+                if g["p2_retention"] is not None:
+                    metrics[f"p2_retention.{group.replace('/', '_')}"] = g["p2_retention"]
+            log_cell(
+                parent,
+                {
+                    "dataset": dataset,
+                    "probe": "retention",
+                    "seed": "-",
+                    "ratio": row["ratio"],
+                    "method": row["method"],
+                    "reader": "-",
+                },
+                metrics={**metrics, "seconds": row["seconds"]},
+                stage=f"retention@{dataset}",
+                outputs=[output],
             )

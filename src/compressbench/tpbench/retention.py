@@ -120,14 +120,17 @@ def retention_rows(
     ratios: Sequence[float],
     *,
     kept_text_fns: dict[str, KeptTextFn] | None = None,
+    selector_params: dict[str, dict[str, Any]] | None = None,
     progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda x: x,
 ) -> list[dict[str, Any]]:
     """One row per (dataset, method, ratio): ``n``, the three retention rates, ``seconds``.
 
     ``kept_text_fns`` supplies the kept text of methods that are not turn selectors (KV
-    presses); every other method is looked up in the selector registry.
+    presses); every other method is looked up in the selector registry and built with its
+    ``selector_params``.
     """
-    fns = {m: (kept_text_fns or {}).get(m) or selector_kept_text(get_selector(m)) for m in methods}
+    given, sp = kept_text_fns or {}, selector_params or {}
+    fns = {m: given.get(m) or selector_kept_text(get_selector(m, **sp.get(m, {}))) for m in methods}
     counts: dict[tuple[str, str, float], RetentionCounts] = defaultdict(RetentionCounts)
     seconds: dict[tuple[str, str, float], float] = defaultdict(float)
     for dialogue in progress(dialogues):
@@ -143,6 +146,12 @@ def retention_rows(
                     counts[key].add(t, fn(dialogue, t, ratio), goal, dialogue.dataset)
                 seconds[key] += time.perf_counter() - start
     return [
-        {"dataset": ds, "method": m, "ratio": r, **counts[(ds, m, r)].row(), "seconds": seconds[(ds, m, r)]}
+        {
+            "dataset": ds,
+            "method": m,
+            "ratio": r,
+            **counts[(ds, m, r)].row(),
+            "seconds": seconds[(ds, m, r)],
+        }
         for (ds, m, r) in sorted(counts, key=lambda k: (k[0], methods.index(k[1]), k[2]))
     ]

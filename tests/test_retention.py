@@ -1,0 +1,111 @@
+"""Answer-retention diagnostic: phrase-bounded survival of the current value and the goal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compressbench.cli import main
+from compressbench.corpora.loaders import load_corpus
+from compressbench.corpora.model import USER, Dialogue, Turn
+from compressbench.tpbench.retention import kept_text, retention_rows, slot_type, survives
+from compressbench.tpbench.transitions import dialogue_transitions
+
+POSITIONAL = ["full_context", "recency", "first_n", "random_seed42", "uniform_stride"]
+
+
+@pytest.mark.parametrize(
+    ("slot", "group"),
+    [
+        ("event_time", "time"),
+        ("train-leaveat", "time"),
+        ("date", "date"),
+        ("restaurant-book day", "date"),
+        ("city", "place/name"),
+        ("restaurant_name", "place/name"),
+        ("number_of_seats", "other"),
+        ("price_range", "other"),
+    ],
+)
+def test_slot_type_groups(slot: str, group: str) -> None:
+    assert slot_type(slot) == group
+
+
+def test_survives_uses_normalisation_and_phrase_boundaries() -> None:
+    assert survives("12:45 pm", "see you at 12:45 PM then", "sgd")
+    assert survives("guesthouse", "a nice guest house", "multiwoz")
+    assert not survives("guesthouse", "a nice guest house", "sgd")
+    assert not survives("park", "two parks nearby", "sgd")
+    assert not survives("", "anything", "sgd")
+
+
+def test_kept_text_has_no_markers() -> None:
+    turns = (Turn(0, USER, "I need a user manual"), Turn(1, "SYSTEM", "Sure."))
+    assert kept_text(turns, [1, 0]) == "I need a user manual\nSure."
+
+
+@pytest.fixture(scope="module")
+def builtin_rows() -> list[dict]:
+    return retention_rows(load_corpus("builtin"), POSITIONAL, [0.1, 0.3, 0.5, 0.7])
+
+
+def test_full_context_retention_is_bounded_evidence(builtin_rows: list[dict]) -> None:
+    """In the full context the value survives iff it has a phrase-bounded evidence turn."""
+    events = [t for d in load_corpus("builtin") for t in dialogue_transitions(d) if t.p2_eligible]
+    expected = sum(bool(t.s_evidence) for t in events) / len(events)
+    for row in builtin_rows:
+        if row["method"] == "full_context":
+            assert row["n"] == len(events)
+            assert row["p2_retention"] == pytest.approx(expected)
+
+
+def test_recency_retention_grows_with_the_budget(builtin_rows: list[dict]) -> None:
+    rec = [r for r in builtin_rows if r["method"] == "recency"]
+    values = [r["p2_retention"] for r in sorted(rec, key=lambda r: r["ratio"])]
+    assert values == sorted(values)
+    assert values[0] < values[-1]
+
+
+def test_first_n_always_keeps_the_goal(builtin_rows: list[dict]) -> None:
+    for row in builtin_rows:
+        if row["method"] == "first_n":
+            assert row["p3_goal_retention"] == 1.0
+            assert row["p3_joint_retention"] <= row["p3_goal_retention"]
+
+
+def test_slot_type_counts_cover_every_item(builtin_rows: list[dict]) -> None:
+    for row in builtin_rows:
+        assert sum(g["n"] for g in row["by_slot_type"].values()) == row["n"]
+
+
+def test_retention_cli(tmp_path: Path) -> None:
+    out = tmp_path / "ret.jsonl"
+    args = ["--corpus", "builtin", "--methods", "recency,first_n", "--ratios", "0.3"]
+    rc = main(["retention", *args, "--output", str(out)])
+    assert rc == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["method"], r["ratio"]) for r in rows] == [("recency", 0.3), ("first_n", 0.3)]
+    for r in rows:
+        assert {"n", "p2_retention", "p3_goal_retention", "p3_joint_retention", "seconds"} <= set(r)
+
+
+@pytest.mark.slow
+def test_kv_press_retention_is_measured_on_kept_tokens() -> None:
+    """A press keeps a fraction of the cache: retention is read off the decoded kept tokens."""
+    from compressbench.compress.methods import kv_method
+    from compressbench.readers.registry import get_reader
+    from compressbench.tpbench.retention_kv import kv_kept_text
+
+    dialogue: Dialogue = next(
+        d for d in load_corpus("builtin") if any(t.p2_eligible for t in dialogue_transitions(d))
+    )
+    reader = get_reader("hf")
+    fn = kv_kept_text(reader, kv_method("snapkv"))
+    t = next(t for t in dialogue_transitions(dialogue) if t.p2_eligible)
+    small, large = fn(dialogue, t, 0.1), fn(dialogue, t, 0.7)
+    assert 0 < len(small) < len(large)
+    rows = retention_rows([dialogue], ["snapkv"], [0.1, 0.7], kept_text_fns={"snapkv": fn})
+    assert [r["ratio"] for r in rows] == [0.1, 0.7]
+    assert rows[0]["p2_retention"] <= rows[1]["p2_retention"]
