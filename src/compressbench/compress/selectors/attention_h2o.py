@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compressbench.compress.selectors.base import register_selector
+from compressbench.compress.selectors.base import FeatureMemo, register_selector
 from compressbench.corpora.model import Turn
 
 
@@ -168,6 +168,7 @@ class AttentionH2O:
     gguf_file: str | None = None
     max_tokens: int = 2048
     device: str = "cpu"
+    _memo: FeatureMemo = field(default_factory=FeatureMemo, init=False, repr=False, compare=False)
 
     name = "attention_h2o"
     budget_rule = "floor"
@@ -208,4 +209,4 @@ class AttentionH2O:
             return []
         if k >= n:
             return list(range(n))
-        return top_k(self.scores(turns), k)
+        return top_k(self._memo.get(turns, lambda: self.scores(turns)), k)

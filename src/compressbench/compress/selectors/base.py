@@ -6,6 +6,7 @@ A selector gets a dialogue's turns and a turn budget ``k`` and returns the indic
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -48,3 +49,23 @@ def get_selector(name: str, **params: Any) -> TurnSelector:
         known = ", ".join(sorted(SELECTORS))
         raise KeyError(f"unknown selector {name!r}; known: {known}") from None
     return factory(**params)
+
+
+class FeatureMemo:
+    """A small LRU of per-dialogue features (embeddings, attention or label scores), keyed by
+    the turn texts: several probes, budgets and ratios of one dialogue compute them once."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+
+    def get(self, turns: Sequence[Turn], compute: Callable[[], Any]) -> Any:
+        key = tuple(t.text for t in turns)
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = compute()
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from compressbench.compress.selectors.base import register_selector
+from compressbench.compress.selectors.base import FeatureMemo, register_selector
 from compressbench.corpora.model import Turn
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ class EmbeddingMMR:
     trade_off: float = 0.5
     device: str = "cpu"
     batch_size: int = 32
+    _memo: FeatureMemo = field(default_factory=FeatureMemo, init=False, repr=False, compare=False)
 
     name = "embedding_mmr"
     budget_rule = "floor"
@@ -138,4 +139,5 @@ class EmbeddingMMR:
             return []
         if k >= n:
             return list(range(n))
-        return mmr_select(self.embed([t.text for t in turns]), k, self.trade_off)
+        embeddings = self._memo.get(turns, lambda: self.embed([t.text for t in turns]))
+        return mmr_select(embeddings, k, self.trade_off)

@@ -44,10 +44,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from compressbench.compress.selectors.base import register_selector
+from compressbench.compress.selectors.base import FeatureMemo, register_selector
 from compressbench.corpora.model import Turn
 
 DEFAULT_MODEL = "microsoft/llmlingua-2-xlm-roberta-large-meetingbank"
@@ -146,6 +146,7 @@ class LLMLingua2:
 
     model: str = DEFAULT_MODEL
     rate: float = 0.5
+    _memo: FeatureMemo = field(default_factory=FeatureMemo, init=False, repr=False, compare=False)
     device: str = "cpu"
     max_batch_size: int = 50
 
@@ -193,4 +194,4 @@ class LLMLingua2:
             return []
         if k >= n:
             return list(range(n))
-        return top_k(self.scores(turns), k)
+        return top_k(self._memo.get(turns, lambda: self.scores(turns)), k)
