@@ -18,7 +18,7 @@ import pytest
 
 from compressbench.compress.selectors import SELECTORS, get_selector
 from compressbench.compress.selectors.attention_h2o import token_turns, windows
-from compressbench.compress.selectors.attention_h2o import top_k as h2o_top_k
+from compressbench.compress.selectors.base import top_k as h2o_top_k
 from compressbench.compress.selectors.embedding_mmr import mmr_select
 from compressbench.compress.selectors.llmlingua2 import (
     parse_word_labels,

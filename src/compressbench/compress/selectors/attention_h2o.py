@@ -41,7 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compressbench.compress.selectors.base import FeatureMemo, register_selector
+from compressbench.compress.selectors.base import (
+    FeatureMemo,
+    register_selector,
+    select_by_content,
+    top_k,
+)
 from compressbench.corpora.model import Turn
 
 
@@ -153,12 +158,6 @@ def column_attention(model: Any, input_ids: Any) -> Any:
     return torch.stack(totals).mean(dim=0)
 
 
-def top_k(scores: Sequence[float], k: int) -> list[int]:
-    """Indices of the ``k`` highest scores (ties -> lower index), ascending."""
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-    return sorted(order[: max(0, k)])
-
-
 @register_selector("attention_h2o")
 @dataclass
 class AttentionH2O:
@@ -204,9 +203,4 @@ class AttentionH2O:
         return [s / c if c else 0.0 for s, c in zip(sums, counts, strict=True)]
 
     def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
-        n = len(turns)
-        if n == 0 or k <= 0:
-            return []
-        if k >= n:
-            return list(range(n))
-        return top_k(self._memo.get(turns, lambda: self.scores(turns)), k)
+        return select_by_content(turns, k, self._memo, lambda: self.scores(turns), top_k)

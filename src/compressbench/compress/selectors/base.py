@@ -69,3 +69,26 @@ class FeatureMemo:
         if len(self._items) > self.size:
             self._items.popitem(last=False)
         return value
+
+
+def top_k(scores: Sequence[float], k: int) -> list[int]:
+    """Indices of the ``k`` highest scores (ties -> lower index), ascending."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    return sorted(order[: max(0, k)])
+
+
+def select_by_content(
+    turns: Sequence[Turn],
+    k: int,
+    memo: FeatureMemo,
+    features: Callable[[], Any],
+    pick: Callable[[Any, int], list[int]],
+) -> list[int]:
+    """The common shape of a content-aware selection: nothing for ``k <= 0``, everything when
+    ``k >= n``, else ``pick(features, k)`` on the dialogue's (memoised) features."""
+    n = len(turns)
+    if n == 0 or k <= 0:
+        return []
+    if k >= n:
+        return list(range(n))
+    return pick(memo.get(turns, features), k)

@@ -36,7 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from compressbench.compress.selectors.base import FeatureMemo, register_selector
+from compressbench.compress.selectors.base import (
+    FeatureMemo,
+    register_selector,
+    select_by_content,
+)
 from compressbench.corpora.model import Turn
 
 if TYPE_CHECKING:
@@ -134,10 +138,10 @@ class EmbeddingMMR:
         return np.asarray(out, dtype=np.float64)
 
     def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
-        n = len(turns)
-        if n == 0 or k <= 0:
-            return []
-        if k >= n:
-            return list(range(n))
-        embeddings = self._memo.get(turns, lambda: self.embed([t.text for t in turns]))
-        return mmr_select(embeddings, k, self.trade_off)
+        return select_by_content(
+            turns,
+            k,
+            self._memo,
+            lambda: self.embed([t.text for t in turns]),
+            lambda emb, kk: mmr_select(emb, kk, self.trade_off),
+        )

@@ -47,7 +47,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressbench.compress.selectors.base import FeatureMemo, register_selector
+from compressbench.compress.selectors.base import (
+    FeatureMemo,
+    register_selector,
+    select_by_content,
+    top_k,
+)
 from compressbench.corpora.model import Turn
 
 DEFAULT_MODEL = "microsoft/llmlingua-2-xlm-roberta-large-meetingbank"
@@ -133,12 +138,6 @@ def turn_scores(labels: Sequence[int], turn_of_word: Sequence[int], n_turns: int
     return [s / c if c else 0.0 for s, c in zip(sums, counts, strict=True)]
 
 
-def top_k(scores: Sequence[float], k: int) -> list[int]:
-    """Indices of the ``k`` highest scores (ties -> lower index), ascending."""
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-    return sorted(order[: max(0, k)])
-
-
 @register_selector("llmlingua2")
 @dataclass
 class LLMLingua2:
@@ -189,9 +188,4 @@ class LLMLingua2:
         return turn_scores([lab for _, lab in pairs], owner, len(texts))
 
     def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
-        n = len(turns)
-        if n == 0 or k <= 0:
-            return []
-        if k >= n:
-            return list(range(n))
-        return top_k(self._memo.get(turns, lambda: self.scores(turns)), k)
+        return select_by_content(turns, k, self._memo, lambda: self.scores(turns), top_k)
