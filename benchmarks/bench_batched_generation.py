@@ -78,6 +78,8 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's)"
     )
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--attn", default="eager", help="attention implementation")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -89,7 +91,10 @@ def main() -> None:
     requests = released_probes(args.n) if PROBES.exists() else synthetic_probes(args.n)
     source = "released rows" if PROBES.exists() else "synthetic dialogues"
     print(f"{len(requests)} probes from {source}")
-    reader = HFReader(batch_size=1, num_threads=args.threads)
+    reader = HFReader(
+        batch_size=1, num_threads=args.threads, dtype=args.dtype, attn_implementation=args.attn
+    )
+    print(f"dtype {args.dtype}, attention {args.attn}")
 
     start = time.perf_counter()
     serial = reader.generate(requests)
