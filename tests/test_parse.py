@@ -137,3 +137,13 @@ def test_parse_first_user_recent() -> None:
     missing = parse_first_user_recent("no object")
     assert missing.format_error and missing.value is None
     assert parse_first_user_recent('{"value": "none"}').abstain
+
+
+def test_p2_abstain_published_quirk_and_corrected_variant() -> None:
+    from compressbench.readers.parse import parse_p2
+
+    text = '{"value": "7 pm", "abstain": "false"}'
+    assert parse_p2(text).abstain is True  # published: bool("false") is True
+    assert parse_p2(text, json_bool_abstain=True).abstain is False
+    assert parse_p2('{"value": "7 pm", "abstain": true}', json_bool_abstain=True).abstain is True
+    assert parse_p2('{"value": "n/a", "abstain": false}', json_bool_abstain=True).abstain is True

@@ -260,3 +260,17 @@ def test_lme_flags_and_text() -> None:
     assert score_lme_text('{"value": 25}', "25").strict == 1
     assert score_lme_text("25", "25").strict == 0  # whole text parses, but not to a dict
     assert score_lme_text('{"value": 25}', "25", error="no-json").strict == 0
+
+
+def test_pipeline_scoring_corrected_abstain_is_opt_in() -> None:
+    from compressbench.scoring.answers import score_answer
+
+    row = {
+        "probe_type": "P2",
+        "output": '{"value": "7 pm", "support": "", "abstain": "false"}',
+        "error": None,
+        "dataset": "sgd",
+        "gold": "7 pm",
+    }
+    assert score_answer(row)["scores"]["strict"] == 0
+    assert score_answer(row, corrected_abstain=True)["scores"]["strict"] == 1

@@ -49,6 +49,14 @@ class TrackingSpec:
 
 
 @dataclass(frozen=True)
+class ScoringSpec:
+    abstain: str = "published"  # "published" (P2: bool() of the field) | "json_literal"
+
+
+ABSTAIN_RULES = ("published", "json_literal")
+
+
+@dataclass(frozen=True)
 class RetentionSpec:
     ratios: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7)
     methods: tuple[str, ...] | None = None  # None: the pipeline's `methods`
@@ -69,6 +77,7 @@ class Params:
     tracking: TrackingSpec
     method_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     retention: RetentionSpec = field(default_factory=RetentionSpec)
+    scoring: ScoringSpec = field(default_factory=ScoringSpec)
     source: str = "params.yaml"
 
     def corpus(self, name: str) -> CorpusSpec:
@@ -220,6 +229,11 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         if retention_methods is None
         else c.items(retention_methods, str, "retention.methods"),
     )
+    scoring_raw = raw.get("scoring") or {}
+    c.typed(scoring_raw, dict, "scoring")
+    scoring = ScoringSpec(
+        abstain=c.choice(scoring_raw.get("abstain", "published"), ABSTAIN_RULES, "scoring.abstain")
+    )
     tracking_raw = raw.get("tracking") or {}
     c.typed(tracking_raw, dict, "tracking")
     return Params(
@@ -235,6 +249,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         reader=_reader(c, raw.get("reader") or {}),
         method_params={name: dict(mp or {}) for name, mp in method_params.items()},
         retention=retention,
+        scoring=scoring,
         tracking=TrackingSpec(
             uri=tracking_raw.get("uri"),
             experiment=c.typed(

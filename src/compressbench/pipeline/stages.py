@@ -242,7 +242,11 @@ ANSWER_CARRY = (
 def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Score every stored answer of a cell with its probe's published scorer."""
     cell = paths.CellFiles(dataset, method, ratio)
-    rows = [{**row, **score_answer(row)} for row in read_jsonl(cell.answers)]
+    corrected = params.scoring.abstain == "json_literal"
+    rows = [
+        {**row, **score_answer(row, corrected_abstain=corrected)}
+        for row in read_jsonl(cell.answers)
+    ]
     write_jsonl(cell.scores, rows)
     return cell.scores
 

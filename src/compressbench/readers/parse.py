@@ -127,17 +127,20 @@ def _value_abstains(value: object) -> bool:
     return isinstance(value, str) and value.strip().lower() in ABSTAIN_STRINGS
 
 
-def parse_p2(text: object) -> ParsedAnswer:
+def parse_p2(text: object, *, json_bool_abstain: bool = False) -> ParsedAnswer:
     """The P2 parser (§2.1, §2.3): last ``{`` .. last ``}`` only; non-dict -> ``{}``.
 
     ``value`` is the raw JSON value (only strings can score); ``abstain`` is ``bool()`` of the
-    ``abstain`` field (so the string ``"false"`` abstains) or an abstaining value string.
+    ``abstain`` field (so the string ``"false"`` abstains: the published quirk) or an
+    abstaining value string. ``json_bool_abstain=True`` is the corrected variant: only the
+    JSON literal ``true`` abstains (as in the P1/P3 parser).
     """
     ok, obj = _last_braces(_as_text(text))
     found = ok and isinstance(obj, dict)
     d: dict[str, Any] = obj if found else {}
     value = d.get("value")
-    abstain = bool(d.get("abstain", False)) or _value_abstains(value)
+    flag = d.get("abstain", False)
+    abstain = (flag is True if json_bool_abstain else bool(flag)) or _value_abstains(value)
     return ParsedAnswer(value, d.get("support"), abstain, not found, d if found else None)
 
 

@@ -29,33 +29,37 @@ def _result(answer: ParsedAnswer, scores: Mapping[str, Any]) -> Scored:
     }
 
 
-def _p1(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
+def _p1(text: str, error: bool, row: Mapping[str, Any], corrected: bool) -> Scored:
     answer = parse_p1(text)
     scorer = score_p1_zh if is_chinese_dataset(row["dataset"]) else score_p1
     return _result(answer, asdict(scorer(answer.value, row["gold"], abstain=answer.abstain)))
 
 
-def _p2(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
-    answer = parse_p2(text)
+def _p2(text: str, error: bool, row: Mapping[str, Any], corrected: bool) -> Scored:
+    answer = parse_p2(text, json_bool_abstain=corrected)
     s = score_p2(
         answer.value, row["gold"], dataset_key(row["dataset"]), abstain=answer.abstain, error=error
     )
     return _result(answer, {"strict": s.strict, "loose": s.loose})
 
 
-def _p3(text: str, error: bool, row: Mapping[str, Any]) -> Scored:
+def _p3(text: str, error: bool, row: Mapping[str, Any], corrected: bool) -> Scored:
     answer = parse_p3(text)
     s = score_p3(answer.value, row["gold_story_label"], row["gold_value"], abstain=answer.abstain)
     return _result(answer, asdict(s))
 
 
-SCORERS: dict[str, Callable[[str, bool, Mapping[str, Any]], Scored]] = {
+SCORERS: dict[str, Callable[[str, bool, Mapping[str, Any], bool], Scored]] = {
     "P1": _p1,
     "P2": _p2,
     "P3": _p3,
 }
 
 
-def score_answer(row: Mapping[str, Any]) -> Scored:
-    """Scores of an answers-stage row (``probe_type``, ``output``, ``error``, golds)."""
-    return SCORERS[row["probe_type"]](row["output"], bool(row.get("error")), row)
+def score_answer(row: Mapping[str, Any], *, corrected_abstain: bool = False) -> Scored:
+    """Scores of an answers-stage row (``probe_type``, ``output``, ``error``, golds).
+
+    ``corrected_abstain`` switches P2 from the published ``bool()`` reading of the abstain
+    field (``"false"`` abstains) to the JSON-literal reading; P1/P3 already read it that way.
+    """
+    return SCORERS[row["probe_type"]](row["output"], bool(row.get("error")), row, corrected_abstain)
