@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from typing import Any
 
@@ -38,7 +39,9 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    dialogues = load_corpus(args.corpus, args.path, args.splits)
+    dialogues = itertools.islice(
+        load_corpus(args.corpus, args.path, args.splits), args.max_dialogues
+    )
     kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
     rows = retention_rows(
         dialogues,
@@ -74,4 +77,7 @@ def register(subparsers: Any) -> None:
         help="turn selectors or KV press presets (presets run the default SmolLM2 reader)",
     )
     p.add_argument("--output", required=True, help="JSONL, one row per (dataset, method, ratio)")
+    p.add_argument(
+        "--max-dialogues", type=int, default=None, help="only the first N dialogues (corpus order)"
+    )
     p.set_defaults(func=run)
