@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -371,13 +370,11 @@ def test_sgd_split_sizes_and_shape(corpora_dir: Path) -> None:
 
 
 @pytest.mark.corpora
-def test_full_sgd_loads_fast(corpora_dir: Path) -> None:
-    start = time.perf_counter()
+def test_full_sgd_loads_in_split_order(corpora_dir: Path) -> None:
+    """All present SGD (speed is measured by benchmarks/bench_transitions.py, not here)."""
     dialogues = list(load_corpus("sgd", corpora_dir / "sgd"))
-    elapsed = time.perf_counter() - start
     assert len(dialogues) == 17193
     assert [d.split for d in dialogues[:1]] == ["train"] and dialogues[-1].split == "test"
-    assert elapsed < 30, f"loading all of SGD took {elapsed:.1f} s"
 
 
 @pytest.mark.corpora
