@@ -73,6 +73,13 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> int:
     return n
 
 
+def write_json(path: str | Path, obj: Any, **dump_kwargs: Any) -> None:
+    """Atomically write one indented JSON document with a trailing newline."""
+    with atomic_writer(path) as fh:
+        json.dump(obj, fh, indent=2, **dump_kwargs)
+        fh.write("\n")
+
+
 def sha256_file(path: str | Path) -> str:
     h = hashlib.sha256()
     with Path(path).open("rb") as fh:

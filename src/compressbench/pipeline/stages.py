@@ -27,7 +27,7 @@ from compressbench.compress.methods import (
 from compressbench.compress.selectors import get_selector
 from compressbench.config import Params
 from compressbench.corpora.model import Dialogue, dialogue_from_dict, dialogue_to_dict
-from compressbench.jsonl import atomic_writer, dumps, read_jsonl, write_jsonl
+from compressbench.jsonl import atomic_writer, dumps, read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.aggregate import by_probe_seed, cell_metrics, seed_means
 from compressbench.pipeline.reader_factory import build_reader, reader_tokenizer
@@ -86,9 +86,7 @@ def stage_transitions(params: Params, dataset: str) -> Path:
     """Statistics of the corpus's turning points (a DVC metrics file)."""
     rows = corpus_stats(corpus_transitions(read_corpus(dataset)), dataset)
     out = paths.transitions_file(dataset)
-    with atomic_writer(out) as fh:
-        json.dump({"rows": [r.to_row() for r in rows]}, fh, indent=2)
-        fh.write("\n")
+    write_json(out, {"rows": [r.to_row() for r in rows]})
     print(format_table(rows))
     return out
 
@@ -219,9 +217,7 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         "model_revision": reader.revision,
         "decoding": reader.decoding(),
     }
-    with atomic_writer(cell.answer_stats) as fh:
-        json.dump(stats, fh, indent=2, default=str)
-        fh.write("\n")
+    write_json(cell.answer_stats, stats, default=str)
     return cell.answers
 
 
@@ -275,9 +271,7 @@ def stage_metrics(params: Params) -> Path:
         headline.setdefault(cell.dataset, {}).setdefault(cell.method, {})[
             paths.ratio_name(cell.ratio)
         ] = {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
-    with atomic_writer(paths.METRICS_FILE) as fh:
-        json.dump(headline, fh, indent=2, sort_keys=True)
-        fh.write("\n")
+    write_json(paths.METRICS_FILE, headline, sort_keys=True)
     with atomic_writer(paths.SUMMARY_FILE) as fh:
         fh.write(summary_markdown(params, headline))
     outputs = [p for c in _cells(params) for p in (c.contexts, c.answers, c.scores)]
@@ -303,8 +297,6 @@ def stage_retention(params: Params, dataset: str) -> Path:
         progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg"),
     )
     out = paths.retention_file(dataset)
-    with atomic_writer(out) as fh:
-        json.dump({"rows": rows}, fh, indent=2)
-        fh.write("\n")
+    write_json(out, {"rows": rows})
     log_retention(params, dataset, rows, out)
     return out
