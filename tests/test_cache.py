@@ -102,6 +102,8 @@ def test_hits_are_never_regenerated(tmp_path: Path) -> None:
         assert first.stats.model_calls == unique
         assert first.stats.shared == len(reqs) - unique
         assert [g.id for g in first.generations] == [r.id for r in reqs]
+        assert first.keys == [cache_key(reader, r) for r in reqs]
+        assert set(first.keys) == set(cache.keys())
         again = generate_cached(reader, reqs, cache, progress=False)
         assert reader.calls == unique  # nothing regenerated
         assert again.stats.hits == len(reqs)

@@ -35,7 +35,7 @@ from compressbench.pipeline.report import summary_markdown
 from compressbench.pipeline.sources import corpus_dialogues
 from compressbench.pipeline.track import log_retention, log_to_mlflow
 from compressbench.readers.base import ChatRequest
-from compressbench.readers.cache import AnswerCache, cache_key, generate_cached
+from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.scoring.answers import score_answer
 from compressbench.tpbench.contexts import probe_context
 from compressbench.tpbench.probes import build_probes, candidate_pool, cells, read_probes
@@ -184,7 +184,6 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
     with AnswerCache(answer_cache_path()) as cache:
         run = generate_cached(reader, requests, cache)
-    keys = [cache_key(reader, r) for r in requests]
     answer_rows = [
         {
             **{k: row[k] for k in ANSWER_CARRY},
@@ -199,7 +198,7 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
             "model_revision": reader.revision,
             "cache_key": key,
         }
-        for row, gen, key in zip(contexts, run.generations, keys, strict=True)
+        for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
     ]
     write_jsonl(cell.answers, answer_rows)
     generation_seconds = sum(g.seconds for g in run.generations)

@@ -148,6 +148,7 @@ class CacheStats:
 @dataclass
 class CachedRun:
     generations: list[Generation]
+    keys: list[str]  # the cache key of each request, in order
     stats: CacheStats = field(default_factory=CacheStats)
 
 
@@ -221,7 +222,7 @@ def generate_cached(
     stats.seconds = time.perf_counter() - start
     out = [replace(found[key], id=req.id) for key, req in zip(keys, requests, strict=True)]
     log.info("reader %s: %s", reader.name, stats.as_dict())
-    return CachedRun(out, stats)
+    return CachedRun(out, keys, stats)
 
 
 def _progress(total: int, enabled: bool, reader: Reader) -> Any:
