@@ -39,14 +39,15 @@ _ALIAS_PATTERNS = tuple(
 )
 
 _AMPM = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)\b", re.IGNORECASE)
-_HMM = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+HMM_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _BARE_TIME = re.compile(r"\b(\d{3,4})\b")
-_PUNCT = re.compile(r"[^\w\s:/\-]+")
-_SPACES = re.compile(r"\s+")
+PUNCT = re.compile(r"[^\w\s:/\-]+")
+SPACES = re.compile(r"\s+")
 _SLOT_SEP = re.compile(r"[_\-]+")
 
 
-def _ampm_to_24h(m: re.Match[str]) -> str:
+def ampm_to_24h(m: re.Match[str]) -> str:
+    """Groups (hour, minutes?, suffix starting with a/p) -> ``HH:MM``."""
     hour = int(m.group(1))
     minute = int(m.group(2) or 0)
     pm = m.group(3).lower().startswith("p")
@@ -57,7 +58,8 @@ def _ampm_to_24h(m: re.Match[str]) -> str:
     return f"{hour:02d}:{minute:02d}"
 
 
-def _pad_hour(m: re.Match[str]) -> str:
+def pad_hour(m: re.Match[str]) -> str:
+    """``H:MM`` -> ``HH:MM``."""
     return f"{int(m.group(1)):02d}:{m.group(2)}"
 
 
@@ -71,8 +73,8 @@ def _bare_time(m: re.Match[str]) -> str:
 
 def normalize_times(s: str) -> str:
     """The three time passes of spec §1.1 step 3 (am/pm, H:MM padding, bare 3-4 digits)."""
-    s = _AMPM.sub(_ampm_to_24h, s)
-    s = _HMM.sub(_pad_hour, s)
+    s = _AMPM.sub(ampm_to_24h, s)
+    s = HMM_TIME.sub(pad_hour, s)
     return _BARE_TIME.sub(_bare_time, s)
 
 
@@ -102,8 +104,8 @@ def _normalize_str(s: str, dataset: str) -> str:
         for pattern, dst in _ALIAS_PATTERNS:
             text = pattern.sub(dst, text)
     text = normalize_times(text)
-    text = _PUNCT.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    text = PUNCT.sub(" ", text)
+    return SPACES.sub(" ", text).strip()
 
 
 def normalize_turn(text: str, dataset: str = "") -> str:
@@ -134,7 +136,7 @@ def norm_text(s: object) -> str:
     """P3 value normaliser (§1.5): strip, lower-case, collapse whitespace. Nothing else."""
     if s is None:
         return ""
-    return _SPACES.sub(" ", str(s).strip().lower())
+    return SPACES.sub(" ", str(s).strip().lower())
 
 
 def humanize_slot(slot: str) -> str:

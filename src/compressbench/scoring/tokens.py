@@ -14,6 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from compressbench.scoring.normalize import HMM_TIME, PUNCT, SPACES, ampm_to_24h, pad_hour
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -75,33 +77,15 @@ def overlap_tokens(value: object) -> frozenset[str]:
 # §1.6: like §1.1a but the suffix is ``a``/``p``, optional ``.``, ``m``, optional ``.``; the
 # trailing word boundary then lets ``9 a.m. tomorrow`` match as ``9 a.m`` (backtracking).
 _LME_AMPM = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b", re.IGNORECASE)
-_HMM = re.compile(r"\b(\d{1,2}):(\d{2})\b")
-_PUNCT = re.compile(r"[^\w\s:/\-]+")
-_SPACES = re.compile(r"\s+")
-
-
-def _lme_ampm(m: re.Match[str]) -> str:
-    hour = int(m.group(1))
-    minute = int(m.group(2) or 0)
-    pm = m.group(3).lower() == "p"
-    if pm and hour != 12:
-        hour += 12
-    elif not pm and hour == 12:
-        hour = 0
-    return f"{hour:02d}:{minute:02d}"
-
-
-def _pad_hour(m: re.Match[str]) -> str:
-    return f"{int(m.group(1)):02d}:{m.group(2)}"
 
 
 @lru_cache(maxsize=100_000)
 def _lme_norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower().strip()
-    text = _LME_AMPM.sub(_lme_ampm, text)
-    text = _HMM.sub(_pad_hour, text)
-    text = _PUNCT.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    text = _LME_AMPM.sub(ampm_to_24h, text)
+    text = HMM_TIME.sub(pad_hour, text)
+    text = PUNCT.sub(" ", text)
+    return SPACES.sub(" ", text).strip()
 
 
 def lme_norm(value: object) -> str:

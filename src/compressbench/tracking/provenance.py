@@ -56,7 +56,7 @@ TRACKED_PACKAGES: tuple[str, ...] = (
     "llama-cpp-python",
 )
 
-_GIT_TIMEOUT_S = 10
+_TOOL_TIMEOUT_S = 10
 
 
 def find_repo_root(start: str | Path | None = None) -> Path:
@@ -90,8 +90,9 @@ class GitInfo:
         }
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
-    exe = shutil.which("git")
+def _tool_output(tool: str, args: list[str], cwd: Path | None = None) -> str | None:
+    """Stripped stdout of ``tool args`` (exit 0), or None: tool missing, failing or hanging."""
+    exe = shutil.which(tool)
     if exe is None:
         return None
     try:
@@ -100,14 +101,16 @@ def _git(args: list[str], cwd: Path) -> str | None:
             cwd=cwd,
             capture_output=True,
             text=True,
-            timeout=_GIT_TIMEOUT_S,
+            timeout=_TOOL_TIMEOUT_S,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if proc.returncode != 0:
-        return None
-    return proc.stdout.strip()
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    return _tool_output("git", args, cwd)
 
 
 def git_info(path: str | Path | None = None) -> GitInfo:
@@ -167,21 +170,8 @@ def _cuda_facts() -> dict[str, str]:
 
 
 def _nvidia_driver() -> str | None:
-    exe = shutil.which("nvidia-smi")
-    if exe is None:
-        return None
-    try:
-        proc = subprocess.run(
-            [exe, "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = proc.stdout.strip().splitlines()
-    return lines[0].strip() if proc.returncode == 0 and lines else None
+    out = _tool_output("nvidia-smi", ["--query-gpu=driver_version", "--format=csv,noheader"])
+    return out.splitlines()[0].strip() if out else None
 
 
 def software_env(packages: Iterable[str] = TRACKED_PACKAGES) -> dict[str, str]:
