@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
@@ -15,6 +16,7 @@ from compressbench.jsonl import write_jsonl
 from compressbench.readers.registry import get_reader
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_kv import kv_kept_text_fns
+from compressbench.tpbench.retention_log import RetentionLog
 
 DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
 
@@ -38,16 +40,25 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def default_log_path(output: str) -> Path:
+    """``OUT.jsonl`` -> ``OUT.events.jsonl`` beside it."""
+    out = Path(output)
+    return out.with_name(out.name.removesuffix(".jsonl") + ".events.jsonl")
+
+
 def run(args: argparse.Namespace) -> int:
     dialogues = itertools.islice(
         load_corpus(args.corpus, args.path, args.splits), args.max_dialogues
     )
     kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
+    log = None if args.no_log else RetentionLog(args.log or default_log_path(args.output))
     rows = retention_rows(
         dialogues,
         args.methods,
         args.ratios,
         kept_text_fns=kv_fns,
+        method_params={m: {"reader": "hf-default"} for m in kv_fns},
+        log=log,
         progress=lambda it: tqdm(it, desc="retention", unit="dlg"),
     )
     write_jsonl(args.output, rows)
@@ -80,4 +91,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--max-dialogues", type=int, default=None, help="only the first N dialogues (corpus order)"
     )
+    p.add_argument(
+        "--log",
+        help="per-dialogue outcome log: a rerun or a resumed run reuses what it holds "
+        "(default: OUT.events.jsonl beside --output)",
+    )
+    p.add_argument("--no-log", action="store_true", help="measure everything, keep no log")
     p.set_defaults(func=run)

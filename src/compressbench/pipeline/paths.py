@@ -25,6 +25,11 @@ def retention_file(dataset: str) -> Path:
     return Path("metrics") / "retention" / f"{dataset}.json"
 
 
+def retention_log(dataset: str) -> Path:
+    """Resumable per-dialogue retention outcomes (a cache beside the answer cache, not DVC's)."""
+    return Path(".cache") / "retention" / f"{dataset}.events.jsonl"
+
+
 def probes_file(dataset: str, ratio: float) -> Path:
     return DATA / "probes" / dataset / f"{ratio_name(ratio)}.jsonl"
 

@@ -41,6 +41,7 @@ from compressbench.tpbench.contexts import probe_context
 from compressbench.tpbench.probes import build_probes, candidate_pool, cells, read_probes
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_kv import kv_kept_text_fns
+from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 from compressbench.tracking import write_manifest
 
@@ -283,16 +284,25 @@ def stage_metrics(params: Params) -> Path:
 
 
 def stage_retention(params: Params, dataset: str) -> Path:
-    """Reader-free answer retention of every configured method at the retention ratios."""
+    """Reader-free answer retention of every configured method at the retention ratios.
+
+    Outcomes go to a resumable log (``paths.retention_log``) as they are measured, so a
+    killed run resumes where it stopped and a rerun reuses every unchanged measurement.
+    """
     methods = list(params.retention.methods or params.methods)
     kv_fns = kv_kept_text_fns(methods, params.method_params, lambda: build_reader(params.reader))
-    selector_params = {m: p for m, p in params.method_params.items() if m not in kv_fns}
+    reader_id = {"reader": params.reader.model, "dtype": params.reader.dtype}
+    method_params = {
+        m: {**params.method_params.get(m, {}), **(reader_id if m in kv_fns else {})}
+        for m in methods
+    }
     rows = retention_rows(
         read_corpus(dataset),
         methods,
         params.retention.ratios,
         kept_text_fns=kv_fns,
-        selector_params=selector_params,
+        method_params=method_params,
+        log=RetentionLog(paths.retention_log(dataset)),
         progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg"),
     )
     out = paths.retention_file(dataset)

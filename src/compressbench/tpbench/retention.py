@@ -24,6 +24,7 @@ from compressbench.corpora.model import Dialogue, Turn
 from compressbench.scoring.normalize import dataset_key, normalize_value, phrase_occurs
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
 from compressbench.tpbench.probes import probe_id_for
+from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint
 from compressbench.tpbench.transitions import Transition, dialogue_transitions
 
 # Slot type groups of the paper's Table 7 (first match wins; else "other").
@@ -72,6 +73,23 @@ def selector_kept_text(selector: TurnSelector) -> KeptTextFn:
     return kept
 
 
+# One event's outcome: [event_index, slot, p2_eligible, p3_eligible, value_kept, goal_kept].
+Outcome = list[Any]
+
+
+def event_outcomes(
+    dialogue: Dialogue, events: Sequence[Transition], goal: str, fn: KeptTextFn, ratio: float
+) -> list[Outcome]:
+    """Whether each event's current value (and, for P3 events, the goal) survives ``fn``."""
+    out = []
+    for t in events:
+        text = fn(dialogue, t, ratio)
+        goal_kept = survives(goal, text, dialogue.dataset) if t.p3_eligible else None
+        value_kept = survives(t.new_value, text, dialogue.dataset)
+        out.append([t.event_index, t.slot, t.p2_eligible, t.p3_eligible, value_kept, goal_kept])
+    return out
+
+
 @dataclass
 class RetentionCounts:
     """Counts behind one (dataset, method, ratio) row."""
@@ -83,16 +101,15 @@ class RetentionCounts:
     joint_kept: int = 0
     by_slot_type: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
-    def add(self, t: Transition, text: str, goal: str, dataset: str) -> None:
-        value_kept = survives(t.new_value, text, dataset)
-        if t.p2_eligible:
+    def add(self, outcome: Outcome) -> None:
+        _, slot, p2_eligible, p3_eligible, value_kept, goal_kept = outcome
+        if p2_eligible:
             self.n += 1
             self.p2_kept += value_kept
-            group = self.by_slot_type[slot_type(t.slot)]
+            group = self.by_slot_type[slot_type(slot)]
             group[0] += 1
             group[1] += value_kept
-        if t.p3_eligible:
-            goal_kept = survives(goal, text, dataset)
+        if p3_eligible:
             self.n_p3 += 1
             self.goal_kept += goal_kept
             self.joint_kept += goal_kept and value_kept
@@ -120,17 +137,21 @@ def retention_rows(
     ratios: Sequence[float],
     *,
     kept_text_fns: dict[str, KeptTextFn] | None = None,
-    selector_params: dict[str, dict[str, Any]] | None = None,
+    method_params: dict[str, Any] | None = None,
+    log: RetentionLog | None = None,
     progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda x: x,
 ) -> list[dict[str, Any]]:
     """One row per (dataset, method, ratio): ``n``, the three retention rates, ``seconds``.
 
     ``kept_text_fns`` supplies the kept text of methods that are not turn selectors (KV
     presses); every other method is looked up in the selector registry and built with its
-    ``selector_params``.
+    ``method_params``. With a ``log``, every (dialogue, method, ratio) it already holds is
+    reused and every new one is appended as soon as its dialogue is done (resumable runs);
+    ``seconds`` then counts the time the outcomes took when they were measured.
     """
-    given, sp = kept_text_fns or {}, selector_params or {}
-    fns = {m: given.get(m) or selector_kept_text(get_selector(m, **sp.get(m, {}))) for m in methods}
+    given, mp = kept_text_fns or {}, method_params or {}
+    fns = {m: given.get(m) or selector_kept_text(get_selector(m, **mp.get(m, {}))) for m in methods}
+    prints = {m: method_fingerprint(m, mp.get(m)) for m in methods}
     counts: dict[tuple[str, str, float], RetentionCounts] = defaultdict(RetentionCounts)
     seconds: dict[tuple[str, str, float], float] = defaultdict(float)
     for dialogue in progress(dialogues):
@@ -138,13 +159,29 @@ def retention_rows(
         if not events:
             continue
         goal = goal_first_sentence(goal_text(dialogue.turns))
+        identity = dialogue_identity(dialogue)
+        new: list[dict[str, Any]] = []
         for method, fn in fns.items():
             for ratio in ratios:
+                record = log.get(identity, prints[method], ratio) if log else None
+                if record is None:
+                    start = time.perf_counter()
+                    outcomes = event_outcomes(dialogue, events, goal, fn, ratio)
+                    record = {
+                        **identity,
+                        "method": method,
+                        "fingerprint": prints[method],
+                        "ratio": ratio,
+                        "seconds": time.perf_counter() - start,
+                        "events": outcomes,
+                    }
+                    new.append(record)
                 key = (dialogue.dataset, method, ratio)
-                start = time.perf_counter()
-                for t in events:
-                    counts[key].add(t, fn(dialogue, t, ratio), goal, dialogue.dataset)
-                seconds[key] += time.perf_counter() - start
+                for outcome in record["events"]:
+                    counts[key].add(outcome)
+                seconds[key] += record["seconds"]
+        if log is not None:
+            log.append(new)
     return [
         {
             "dataset": ds,
