@@ -40,6 +40,11 @@ def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
             yield row
 
 
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces: the same object always gives the same string (for hashing)."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(row: Any) -> str:
     """Canonical one-line JSON used for every stage output (stable bytes)."""
     return json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from compressbench.jsonl import canonical_json
 from compressbench.readers.base import ChatRequest, Generation, Reader
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,6 @@ CREATE TABLE IF NOT EXISTS answers (
 )
 """
 _QUERY_CHUNK = 500  # stay below sqlite's bound-variable limit
-
-
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def key_payload(reader: Reader, request: ChatRequest) -> dict[str, Any]:
@@ -53,7 +50,7 @@ def key_payload(reader: Reader, request: ChatRequest) -> dict[str, Any]:
 
 
 def cache_key(reader: Reader, request: ChatRequest) -> str:
-    return hashlib.sha256(_canonical(key_payload(reader, request)).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(key_payload(reader, request)).encode()).hexdigest()
 
 
 class AnswerCache:
@@ -102,7 +99,7 @@ class AnswerCache:
     def put_many(self, items: Iterable[tuple[str, Generation, Mapping[str, Any] | None]]) -> int:
         """Store items in one transaction; an existing key is kept, never overwritten."""
         rows = [
-            (key, _canonical(dict(req or {})), _canonical(gen.to_dict()), time.time())
+            (key, canonical_json(dict(req or {})), canonical_json(gen.to_dict()), time.time())
             for key, gen, req in items
         ]
         with self._transaction():

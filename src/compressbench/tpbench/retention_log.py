@@ -19,22 +19,18 @@ from typing import Any
 
 from compressbench.corpora.model import Dialogue, dialogue_to_dict
 from compressbench.errors import InputError
-from compressbench.jsonl import dumps
+from compressbench.jsonl import canonical_json, dumps
 
 Key = tuple[str, str, str, str, str, float]
 
 
-def canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 def method_fingerprint(method: str, params: Any = None) -> str:
     """``method`` plus its parameters, canonical (``snapkv{"window_size":32}``)."""
-    return method + canonical(params or {})
+    return method + canonical_json(params or {})
 
 
 def dialogue_identity(dialogue: Dialogue) -> dict[str, str]:
-    content = canonical(dialogue_to_dict(dialogue)).encode()
+    content = canonical_json(dialogue_to_dict(dialogue)).encode()
     return {
         "dataset": dialogue.dataset,
         "split": dialogue.split or "",
