@@ -350,6 +350,28 @@ def test_uneven_layer_budgets_feed_the_question_token_by_token(lm: tuple[Any, An
 
 
 @pytest.mark.slow
+def test_uneven_layer_budgets_decode_under_eager_as_under_sdpa(lm: tuple[Any, Any]) -> None:
+    """Eager attention adds a mask sized from layer 0; with per-layer budgets every later
+    single-token step must still see each layer's own keys, and decode as SDPA does."""
+    model, tokenizer = lm
+    prompt = templated(tokenizer)
+    press = build_press("PyramidKVPress", compression_ratio=0.7, window_size=16, beta=2)
+    answers = {}
+    for attn in ("eager", "sdpa"):
+        model.set_attn_implementation(attn)
+        try:
+            for mode in ("context_only", "full_prompt"):
+                text, rec = generate_with_press(model, tokenizer, prompt, press, MAX_NEW, mode)
+                assert len(set(rec.kept_entries_per_layer)) > 1
+                assert rec.attn_implementation == attn
+                answers[(attn, mode)] = text
+        finally:
+            model.set_attn_implementation("sdpa")
+    for mode in ("context_only", "full_prompt"):
+        assert answers[("eager", mode)] == answers[("sdpa", mode)] != ""
+
+
+@pytest.mark.slow
 def test_chunkkv_runs_under_eager_attention(lm: tuple[Any, Any]) -> None:
     model, tokenizer = lm
     prompt = templated(tokenizer)

@@ -354,18 +354,33 @@ def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
-def _forward(model: Any, ids: list[int], cache: Any, start: int, device: Any) -> Any:
-    """One forward over ``ids`` at rotary positions ``start...``; returns last-token logits."""
+def _forward(
+    model: Any, ids: list[int], cache: Any, start: int, device: Any, uneven: bool = False
+) -> Any:
+    """One forward over ``ids`` at rotary positions ``start...``; returns last-token logits.
+
+    ``uneven``: the layers' caches hold different numbers of entries (per-layer budgets).
+    SDPA and flash attention need no mask for one new query, but eager attention adds
+    transformers' mask, sized from layer 0, which fits no other layer. A single new query may
+    see every cached key, so under eager it gets a zero additive mask of shape ``[1, 1, 1, 1]``
+    that broadcasts over any key length (the other implementations are left as they are).
+    """
     import torch
 
     input_ids = torch.tensor([ids], dtype=torch.long, device=device)
     position_ids = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
+    extra: dict[str, Any] = {}
+    if uneven and len(ids) != 1:
+        raise ValueError("uneven per-layer caches take one token per forward")
+    if uneven and getattr(model.config, "_attn_implementation", None) == "eager":
+        extra["attention_mask"] = torch.zeros((1, 1, 1, 1), dtype=model.dtype, device=device)
     out = model(
         input_ids=input_ids,
         past_key_values=cache,
         position_ids=position_ids,
         use_cache=True,
         logits_to_keep=1,
+        **extra,
     )
     return out.logits[0, -1]
 
@@ -411,17 +426,18 @@ def generate_ids_with_press(
         with _instrumented(press, positions, track_positions), press(model):
             logits = _forward(model, list(context_ids), cache, 0, device)
         kept = cache_lengths(cache)
+        uneven = len(set(kept)) > 1
         n_ctx = len(context_ids)
         feed = None
         after_q: list[int] | None = None
         if question_ids:
-            if len(set(kept)) <= 1:
+            if not uneven:
                 feed = "block"
                 logits = _forward(model, list(question_ids), cache, n_ctx, device)
             else:
                 feed = "token_by_token"
                 for j, tok in enumerate(question_ids):
-                    logits = _forward(model, [tok], cache, n_ctx + j, device)
+                    logits = _forward(model, [tok], cache, n_ctx + j, device, uneven)
             after_q = cache_lengths(cache)
         pos = n_ctx + len(question_ids)
         new_ids: list[int] = []
@@ -430,7 +446,7 @@ def generate_ids_with_press(
             new_ids.append(token)
             if token in eos or step == max_new_tokens - 1:
                 break
-            logits = _forward(model, [token], cache, pos, device)
+            logits = _forward(model, [token], cache, pos, device, uneven)
             pos += 1
     info: dict[str, Any] = {
         "kept_entries_per_layer": kept,
