@@ -291,7 +291,8 @@ def stage_retention(params: Params, dataset: str) -> Path:
     """
     methods = list(params.retention.methods or params.methods)
     kv_fns = kv_kept_text_fns(methods, params.method_params, lambda: build_reader(params.reader))
-    reader_id = {"reader": params.reader.model, "dtype": params.reader.dtype}
+    spec = params.reader
+    reader_id = {"reader": spec.model, "dtype": spec.dtype, "attn": spec.attn_implementation}
     method_params = {
         m: {**params.method_params.get(m, {}), **(reader_id if m in kv_fns else {})}
         for m in methods
