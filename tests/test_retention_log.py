@@ -146,3 +146,23 @@ def test_killed_retention_run_resumes_to_the_same_table(tmp_path: Path) -> None:
     assert main(["retention", *argv, "--output", str(out)]) == 0
     assert without_seconds(read(out)) == without_seconds(read(whole))
     assert len(RetentionLog(log_path).records) > done_before
+
+
+@pytest.mark.slow
+def test_cli_params_file_reaches_the_selector_and_the_fingerprint(tmp_path: Path) -> None:
+    import yaml
+
+    project = yaml.safe_load((Path(__file__).parents[1] / "params.yaml").read_text())
+    project["method_params"] = {"embedding_mmr": {"trade_off": 1.0}}
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(project), encoding="utf-8")
+    argv = ["retention", "--corpus", "builtin", "--methods", "embedding_mmr", "--ratios", "0.3"]
+    assert main([*argv, "--output", str(tmp_path / "d.jsonl")]) == 0
+    assert main([*argv, "--output", str(tmp_path / "p.jsonl"), "--params", str(params)]) == 0
+    logged = read(tmp_path / "p.events.jsonl")
+    assert {r["fingerprint"] for r in logged} == {'embedding_mmr{"trade_off":1.0}'}
+    assert {r["fingerprint"] for r in read(tmp_path / "d.events.jsonl")} == {"embedding_mmr{}"}
+    # Pure relevance (trade_off 1) keeps other turns than the published 0.5.
+    assert without_seconds(read(tmp_path / "p.jsonl")) != without_seconds(
+        read(tmp_path / "d.jsonl")
+    )

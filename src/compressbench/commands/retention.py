@@ -11,8 +11,10 @@ from typing import Any
 from tqdm import tqdm
 
 from compressbench.commands._args import csv_of, ratio
+from compressbench.config import load_params
 from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
 from compressbench.jsonl import write_jsonl
+from compressbench.pipeline.stages import retention_setup
 from compressbench.readers.registry import get_reader
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_kv import kv_kept_text_fns
@@ -50,14 +52,18 @@ def run(args: argparse.Namespace) -> int:
     dialogues = itertools.islice(
         load_corpus(args.corpus, args.path, args.splits), args.max_dialogues
     )
-    kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
+    if args.params:
+        kv_fns, method_params = retention_setup(load_params(args.params), args.methods)
+    else:
+        kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
+        method_params = {m: {"reader": "hf-default"} for m in kv_fns}
     log = None if args.no_log else RetentionLog(args.log or default_log_path(args.output))
     rows = retention_rows(
         dialogues,
         args.methods,
         args.ratios,
         kept_text_fns=kv_fns,
-        method_params={m: {"reader": "hf-default"} for m in kv_fns},
+        method_params=method_params,
         log=log,
         progress=lambda it: tqdm(it, desc="retention", unit="dlg"),
     )
@@ -86,6 +92,11 @@ def register(subparsers: Any) -> None:
         type=csv_of(str),
         required=True,
         help="turn selectors or KV press presets (presets run the default SmolLM2 reader)",
+    )
+    p.add_argument(
+        "--params",
+        help="a project's params.yaml: its method_params (e.g. a local llmlingua2 model or another "
+        "encoder) and, for KV presses, its reader (default: built-in parameters, HF SmolLM2)",
     )
     p.add_argument("--output", required=True, help="JSONL, one row per (dataset, method, ratio)")
     p.add_argument(

@@ -39,7 +39,7 @@ from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.scoring.answers import score_answer
 from compressbench.tpbench.contexts import probe_context
 from compressbench.tpbench.probes import build_probes, candidate_pool, cells, read_probes
-from compressbench.tpbench.retention import retention_rows
+from compressbench.tpbench.retention import KeptTextFn, retention_rows
 from compressbench.tpbench.retention_kv import kv_kept_text_fns
 from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
@@ -283,13 +283,11 @@ def stage_metrics(params: Params) -> Path:
     return paths.METRICS_FILE
 
 
-def stage_retention(params: Params, dataset: str) -> Path:
-    """Reader-free answer retention of every configured method at the retention ratios.
-
-    Outcomes go to a resumable log (``paths.retention_log``) as they are measured, so a
-    killed run resumes where it stopped and a rerun reuses every unchanged measurement.
-    """
-    methods = list(params.retention.methods or params.methods)
+def retention_setup(
+    params: Params, methods: list[str]
+) -> tuple[dict[str, KeptTextFn], dict[str, dict[str, Any]]]:
+    """Kept-text functions of the KV methods (on ``params.reader``) and every method's
+    parameters as the retention log fingerprints them (presses: plus the reader)."""
     kv_fns = kv_kept_text_fns(methods, params.method_params, lambda: build_reader(params.reader))
     spec = params.reader
     reader_id = {"reader": spec.model, "dtype": spec.dtype, "attn": spec.attn_implementation}
@@ -297,6 +295,17 @@ def stage_retention(params: Params, dataset: str) -> Path:
         m: {**params.method_params.get(m, {}), **(reader_id if m in kv_fns else {})}
         for m in methods
     }
+    return kv_fns, method_params
+
+
+def stage_retention(params: Params, dataset: str) -> Path:
+    """Reader-free answer retention of every configured method at the retention ratios.
+
+    Outcomes go to a resumable log (``paths.retention_log``) as they are measured, so a
+    killed run resumes where it stopped and a rerun reuses every unchanged measurement.
+    """
+    methods = list(params.retention.methods or params.methods)
+    kv_fns, method_params = retention_setup(params, methods)
     rows = retention_rows(
         read_corpus(dataset),
         methods,
