@@ -91,7 +91,8 @@ def register(subparsers: Any) -> None:
         "--methods",
         type=csv_of(str),
         required=True,
-        help="turn selectors or KV press presets (presets run the default SmolLM2 reader)",
+        help="turn selectors or KV press presets (presets run the default SmolLM2 reader, "
+        "or the reader of --params)",
     )
     p.add_argument(
         "--params",
