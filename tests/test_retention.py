@@ -80,7 +80,7 @@ def test_slot_type_counts_cover_every_item(builtin_rows: list[dict]) -> None:
         assert sum(g["n"] for g in row["by_slot_type"].values()) == row["n"]
 
 
-def test_retention_cli(tmp_path: Path) -> None:
+def test_retention_cli(tmp_path: Path, capsys) -> None:
     out = tmp_path / "ret.jsonl"
     args = ["--corpus", "builtin", "--methods", "recency,first_n", "--ratios", "0.3"]
     rc = main(["retention", *args, "--output", str(out)])
@@ -89,6 +89,11 @@ def test_retention_cli(tmp_path: Path) -> None:
     assert [(r["method"], r["ratio"]) for r in rows] == [("recency", 0.3), ("first_n", 0.3)]
     for r in rows:
         assert {"n", "p2_retention", "p3_goal_retention", "p3_joint_retention", "seconds"} <= set(r)
+        assert sum(g["n"] for g in r["by_slot_type"].values()) == r["n"]
+    printed = capsys.readouterr().out
+    assert "| dataset | method | r | time | date | place/name | other |" in printed
+    recency = rows[0]["by_slot_type"]["date"]
+    assert f"{recency['p2_retention']:.3f} ({recency['n']})" in printed
 
 
 @pytest.mark.slow

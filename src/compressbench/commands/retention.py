@@ -16,7 +16,7 @@ from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline.stages import retention_setup
 from compressbench.readers.registry import get_reader
-from compressbench.tpbench.retention import retention_rows
+from compressbench.tpbench.retention import SLOT_TYPES, retention_rows
 from compressbench.tpbench.retention_kv import kv_kept_text_fns
 from compressbench.tpbench.retention_log import RetentionLog
 
@@ -38,6 +38,25 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             f"| {r['dataset']} | {r['method']} | {r['ratio']} | {r['n']} | {f(r['p2_retention'])}"
             f" | {r['n_p3']} | {f(r['p3_goal_retention'])} | {f(r['p3_joint_retention'])}"
             f" | {r['seconds']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def format_slot_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table of P2 value retention per slot type (paper Table 7 groups), ``rate (n)``."""
+    groups = [g for g, _ in SLOT_TYPES] + ["other"]
+    lines = [
+        "| dataset | method | r | " + " | ".join(groups) + " |",
+        "|---|---|---|" + "---|" * len(groups),
+    ]
+    for r in rows:
+        cells = []
+        for g in groups:
+            cell = r["by_slot_type"].get(g)
+            empty = not cell or cell["p2_retention"] is None
+            cells.append("–" if empty else f"{cell['p2_retention']:.3f} ({cell['n']})")
+        lines.append(
+            f"| {r['dataset']} | {r['method']} | {r['ratio']} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines)
 
@@ -69,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     )
     write_jsonl(args.output, rows)
     print(format_table(rows))
+    print("\nP2 value kept by slot type, rate (n):\n" + format_slot_table(rows))
     if args.verbose:
         print(json.dumps(rows, indent=2))
     return 0
