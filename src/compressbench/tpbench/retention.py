@@ -159,11 +159,12 @@ def retention_rows(
         if not events:
             continue
         goal = goal_first_sentence(goal_text(dialogue.turns))
-        identity = dialogue_identity(dialogue)
+        # The content hash keys the log; without a log nothing needs it.
+        identity = dialogue_identity(dialogue) if log is not None else {}
         new: list[dict[str, Any]] = []
         for method, fn in fns.items():
             for ratio in ratios:
-                record = log.get(identity, prints[method], ratio) if log else None
+                record = log.get(identity, prints[method], ratio) if log is not None else None
                 if record is None:
                     start = time.perf_counter()
                     outcomes = event_outcomes(dialogue, events, goal, fn, ratio)
