@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from compressbench.corpora.model import Dialogue
-from compressbench.scoring.normalize import dataset_key, normalize_value
+from compressbench.text.normalize import dataset_key, normalize_value
 
 
 @dataclass(frozen=True)

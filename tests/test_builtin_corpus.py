@@ -12,7 +12,7 @@ import pytest
 from compressbench.corpora.builtin import DATA_DIR
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import SYSTEM, USER, Dialogue
-from compressbench.scoring.normalize import normalize_value
+from compressbench.text.normalize import normalize_value
 from corpus_stats import ChangeEvent, change_events, corpus_stats, is_alias_equivalent
 
 SPLIT_DIR = DATA_DIR / "test"

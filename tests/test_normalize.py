@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compressbench.scoring.normalize import (
+from compressbench.text.normalize import (
     MULTIWOZ_ALIASES,
     dataset_key,
     humanize_slot,

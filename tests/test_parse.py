@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compressbench.readers.parse import (
+from compressbench.tpbench.scoring.parse import (
     extract_flat_json,
     lme_prediction,
     p1_object,
@@ -140,7 +140,7 @@ def test_parse_first_user_recent() -> None:
 
 
 def test_p2_abstain_published_quirk_and_corrected_variant() -> None:
-    from compressbench.readers.parse import parse_p2
+    from compressbench.tpbench.scoring.parse import parse_p2
 
     text = '{"value": "7 pm", "abstain": "false"}'
     assert parse_p2(text).abstain is True  # published: bool("false") is True

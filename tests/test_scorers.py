@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compressbench.scoring.lme import gold_variants, score_lme, score_lme_text
-from compressbench.scoring.p1 import P1Scores, score_p1, score_p1_text
-from compressbench.scoring.p2 import score_p2, score_p2_text
-from compressbench.scoring.p3 import Segments, score_p3, score_p3_text, split_answer
-from compressbench.scoring.zh import score_p1_zh, score_p1_zh_text
+from compressbench.tpbench.scoring.lme import gold_variants, score_lme, score_lme_text
+from compressbench.tpbench.scoring.p1 import P1Scores, score_p1, score_p1_text
+from compressbench.tpbench.scoring.p2 import score_p2, score_p2_text
+from compressbench.tpbench.scoring.p3 import Segments, score_p3, score_p3_text, split_answer
+from compressbench.tpbench.scoring.zh import score_p1_zh, score_p1_zh_text
 
 # ---------------------------------------------------------------- P1 (§2.2)
 
@@ -263,7 +263,7 @@ def test_lme_flags_and_text() -> None:
 
 
 def test_pipeline_scoring_corrected_abstain_is_opt_in() -> None:
-    from compressbench.scoring.answers import score_answer
+    from compressbench.tpbench.scoring.answers import score_answer
 
     row = {
         "probe_type": "P2",

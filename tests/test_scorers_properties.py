@@ -8,7 +8,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compressbench.readers.parse import (
+from compressbench.text.normalize import normalize_value, phrase_occurs
+from compressbench.text.tokens import lme_tokens, overlap_tokens, p1_tokens, zh_tokens
+from compressbench.tpbench.scoring.lme import score_lme, score_lme_text
+from compressbench.tpbench.scoring.p1 import score_p1, score_p1_text
+from compressbench.tpbench.scoring.p2 import score_p2, score_p2_text
+from compressbench.tpbench.scoring.p3 import P3Scores, score_p3, score_p3_text, split_answer
+from compressbench.tpbench.scoring.parse import (
     ParsedAnswer,
     extract_flat_json,
     parse_first_user_recent,
@@ -17,14 +23,8 @@ from compressbench.readers.parse import (
     parse_p2,
     parse_p3,
 )
-from compressbench.scoring.lme import score_lme, score_lme_text
-from compressbench.scoring.normalize import normalize_value, phrase_occurs
-from compressbench.scoring.p1 import score_p1, score_p1_text
-from compressbench.scoring.p2 import score_p2, score_p2_text
-from compressbench.scoring.p3 import P3Scores, score_p3, score_p3_text, split_answer
-from compressbench.scoring.rescore import PROBES, rescore_row
-from compressbench.scoring.tokens import lme_tokens, overlap_tokens, p1_tokens, zh_tokens
-from compressbench.scoring.zh import score_p1_zh
+from compressbench.tpbench.scoring.rescore import PROBES, rescore_row
+from compressbench.tpbench.scoring.zh import score_p1_zh
 
 # Text that looks like reader output: JSON punctuation, times, CJK, am/pm, stray unicode.
 FRAGMENTS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compressbench.scoring.tokens import (
+from compressbench.text.tokens import (
     OVERLAP_STOPWORDS,
     P1_STOPWORDS,
     ZH_LATIN_STOPWORDS,

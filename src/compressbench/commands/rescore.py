@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from compressbench.scoring.rescore import PROBES, rescore_file
+from compressbench.tpbench.scoring.rescore import PROBES, rescore_file
 
 log = logging.getLogger(__name__)
 

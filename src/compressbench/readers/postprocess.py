@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compressbench.readers.base import Generation
-from compressbench.readers.parse import extract_flat_json
+from compressbench.text.json_objects import extract_flat_json
 
 NO_JSON = "no-json"
 

@@ -24,7 +24,7 @@ from compressbench.compress.budgets import budget_k
 from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
-from compressbench.scoring.normalize import humanize_slot
+from compressbench.text.normalize import humanize_slot
 from compressbench.tpbench.goals import goal_first_sentence, goal_text, normalize_task
 from compressbench.tpbench.prompts import ARTIFACT_PROBE_TYPES
 from compressbench.tpbench.transitions import Transition, dialogue_transitions

@@ -21,7 +21,7 @@ from compressbench.compress.budgets import budget_k
 from compressbench.compress.selectors import get_selector
 from compressbench.compress.selectors.base import TurnSelector
 from compressbench.corpora.model import Dialogue, Turn
-from compressbench.scoring.normalize import dataset_key, normalize_value, phrase_occurs
+from compressbench.text.normalize import dataset_key, normalize_value, phrase_occurs
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
 from compressbench.tpbench.probes import probe_id_for
 from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint

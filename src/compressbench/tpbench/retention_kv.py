@@ -16,7 +16,7 @@ from compressbench.compress.methods import KVMethod
 from compressbench.compress.render import render
 from compressbench.corpora.model import Dialogue
 from compressbench.readers.chat import encode, render_chat
-from compressbench.scoring.normalize import humanize_slot
+from compressbench.text.normalize import humanize_slot
 from compressbench.tpbench.prompts import build_prompt
 from compressbench.tpbench.retention import KeptTextFn
 from compressbench.tpbench.transitions import Transition

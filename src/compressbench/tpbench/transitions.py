@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from compressbench.corpora.model import USER, Dialogue, State, Turn, slot_of
-from compressbench.scoring.normalize import dataset_key, normalize_value, phrase_occurs
+from compressbench.text.normalize import dataset_key, normalize_value, phrase_occurs
 
 P3_MIN_TURNS = 10
 P3_MIN_ORIGIN = 6

@@ -5,8 +5,8 @@ RiSAWOZ P2 needs nothing special: it is the ordinary P2 scorer with dataset ``ri
 
 from __future__ import annotations
 
-from compressbench.scoring.p1 import P1Scores, score_p1, score_p1_text
-from compressbench.scoring.tokens import zh_tokens
+from compressbench.text.tokens import zh_tokens
+from compressbench.tpbench.scoring.p1 import P1Scores, score_p1, score_p1_text
 
 
 def score_p1_zh(

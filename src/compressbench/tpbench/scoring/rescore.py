@@ -16,11 +16,11 @@ from typing import Any
 
 from compressbench.errors import InputError
 from compressbench.jsonl import open_text, write_jsonl
-from compressbench.scoring.lme import score_lme
-from compressbench.scoring.p1 import score_p1
-from compressbench.scoring.p2 import score_p2
-from compressbench.scoring.p3 import score_p3
-from compressbench.scoring.zh import is_chinese_dataset, score_p1_zh
+from compressbench.tpbench.scoring.lme import score_lme
+from compressbench.tpbench.scoring.p1 import score_p1
+from compressbench.tpbench.scoring.p2 import score_p2
+from compressbench.tpbench.scoring.p3 import score_p3
+from compressbench.tpbench.scoring.zh import is_chinese_dataset, score_p1_zh
 
 Row = dict[str, Any]
 

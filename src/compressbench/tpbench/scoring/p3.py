@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compressbench.readers.parse import parse_p3
-from compressbench.scoring.normalize import norm_text, phrase_occurs
-from compressbench.scoring.p1 import prediction_text
-from compressbench.scoring.tokens import p1_tokens, set_f1
+from compressbench.text.normalize import norm_text, phrase_occurs
+from compressbench.text.tokens import p1_tokens, set_f1
+from compressbench.tpbench.scoring.p1 import prediction_text
+from compressbench.tpbench.scoring.parse import parse_p3
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from compressbench.readers.parse import parse_p1
-from compressbench.scoring.tokens import p1_tokens, set_f1
+from compressbench.text.tokens import p1_tokens, set_f1
+from compressbench.tpbench.scoring.parse import parse_p1
 
 Tokenizer = Callable[[object], frozenset[str]]
 

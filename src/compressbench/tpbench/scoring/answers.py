@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from typing import Any
 
-from compressbench.readers.parse import ParsedAnswer, parse_p1, parse_p2, parse_p3
-from compressbench.scoring.normalize import dataset_key
-from compressbench.scoring.p1 import score_p1
-from compressbench.scoring.p2 import score_p2
-from compressbench.scoring.p3 import score_p3
-from compressbench.scoring.zh import is_chinese_dataset, score_p1_zh
+from compressbench.text.normalize import dataset_key
+from compressbench.tpbench.scoring.p1 import score_p1
+from compressbench.tpbench.scoring.p2 import score_p2
+from compressbench.tpbench.scoring.p3 import score_p3
+from compressbench.tpbench.scoring.parse import ParsedAnswer, parse_p1, parse_p2, parse_p3
+from compressbench.tpbench.scoring.zh import is_chinese_dataset, score_p1_zh
 
 Scored = dict[str, Any]
 

@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from compressbench.readers.parse import lme_abstains, lme_prediction, parse_lme
-from compressbench.scoring.normalize import phrase_occurs
-from compressbench.scoring.tokens import lme_norm, lme_tokens
+from compressbench.text.normalize import phrase_occurs
+from compressbench.text.tokens import lme_norm, lme_tokens
+from compressbench.tpbench.scoring.parse import lme_abstains, lme_prediction, parse_lme
 
 _GROUP = re.compile(r"\((?:or\s+)?([^()]*)\)", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

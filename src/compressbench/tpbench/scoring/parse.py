@@ -4,7 +4,8 @@ TPBench has several published parsers and they differ on purpose; each one here 
 one of them. None of them ever raises, whatever the input (non-strings are read as text,
 ``None`` as ``""``).
 
-* :func:`extract_flat_json` - reader-worker post-processing and first-user-plus-recent scoring:
+* :func:`extract_flat_json` (from :mod:`compressbench.text.json_objects`) - reader-worker
+  post-processing and first-user-plus-recent scoring:
   the last *flat* ``{...}`` (no inner braces) that parses.
 * :func:`parse_p1` / :func:`parse_p3` - whole text, else last ``{`` .. last ``}``.
 * :func:`parse_p2` - directly last ``{`` .. last ``}``; must be a dict.
@@ -14,14 +15,18 @@ one of them. None of them ever raises, whatever the input (non-strings are read 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from compressbench.text.json_objects import (
+    as_text,
+    extract_flat_json,
+    last_braces,
+    whole_then_braces,
+)
+
 #: Value strings that count as abstaining in P2 and LME-KU (after strip + lower), §2.3 / §2.5.
 ABSTAIN_STRINGS: frozenset[str] = frozenset({"", "unknown", "n/a", "none"})
-
-_FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
 @dataclass(frozen=True)
@@ -39,60 +44,12 @@ class ParsedAnswer:
     obj: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class FlatJSON:
-    """Result of :func:`extract_flat_json`: the object, the text to store, ``no-json`` flag."""
-
-    obj: dict[str, Any] | None
-    text: str
-    format_error: bool
-
-
-def _as_text(text: object) -> str:
-    if text is None:
-        return ""
-    return text if isinstance(text, str) else str(text)
-
-
-def _loads(text: str) -> tuple[bool, Any]:
-    """``json.loads`` that reports failure instead of raising."""
-    try:
-        return True, json.loads(text)
-    except (ValueError, RecursionError):
-        return False, None
-
-
-def _last_braces(text: str) -> tuple[bool, Any]:
-    """Parse the substring from the last ``{`` to the last ``}`` (which must come after it)."""
-    start, end = text.rfind("{"), text.rfind("}")
-    if start == -1 or end < start:
-        return False, None
-    return _loads(text[start : end + 1])
-
-
-def _whole_then_braces(text: str) -> tuple[bool, Any]:
-    stripped = text.strip()
-    ok, obj = _loads(stripped)
-    return (ok, obj) if ok else _last_braces(stripped)
-
-
-def extract_flat_json(text: object) -> FlatJSON:
-    """Reader-worker post-processing (§2.1, §6): try every flat ``{...}`` from last to first,
-    keep the first that parses; else keep the stripped raw text and flag ``no-json``."""
-    raw = _as_text(text)
-    for match in reversed(list(_FLAT_OBJECT.finditer(raw))):
-        ok, obj = _loads(match.group(0))
-        if ok and isinstance(obj, dict):
-            return FlatJSON(obj=obj, text=match.group(0), format_error=False)
-    return FlatJSON(obj=None, text=raw.strip(), format_error=True)
-
-
 def p1_object(text: object) -> dict[str, Any] | None:
     """The P1/P3 parser (§2.1): whole stripped text, else last ``{`` .. last ``}``.
 
     Non-dict results are ``None`` (scorer_paper_p3's guard; scorer_p1 would crash on them).
     """
-    ok, obj = _whole_then_braces(_as_text(text))
+    ok, obj = whole_then_braces(as_text(text))
     return obj if ok and isinstance(obj, dict) else None
 
 
@@ -135,7 +92,7 @@ def parse_p2(text: object, *, json_bool_abstain: bool = False) -> ParsedAnswer:
     abstaining value string. ``json_bool_abstain=True`` is the corrected variant: only the
     JSON literal ``true`` abstains (as in the P1/P3 parser).
     """
-    ok, obj = _last_braces(_as_text(text))
+    ok, obj = last_braces(as_text(text))
     found = ok and isinstance(obj, dict)
     d: dict[str, Any] = obj if found else {}
     value = d.get("value")
@@ -161,7 +118,7 @@ def lme_abstains(prediction: object, flag: object = False) -> bool:
 def parse_lme(text: object) -> ParsedAnswer:
     """The LME-KU parser (§2.1, §2.5): whole text, else last ``{`` .. last ``}``; non-dict ->
     ``{}``."""
-    ok, obj = _whole_then_braces(_as_text(text))
+    ok, obj = whole_then_braces(as_text(text))
     found = ok and isinstance(obj, dict)
     d: dict[str, Any] = obj if found else {}
     pred = lme_prediction(d.get("value"))

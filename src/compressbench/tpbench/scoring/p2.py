@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compressbench.readers.parse import ABSTAIN_STRINGS, parse_p2
-from compressbench.scoring.normalize import dataset_key, normalize_value, phrase_occurs
-from compressbench.scoring.tokens import overlap_tokens
+from compressbench.text.normalize import dataset_key, normalize_value, phrase_occurs
+from compressbench.text.tokens import overlap_tokens
+from compressbench.tpbench.scoring.parse import ABSTAIN_STRINGS, parse_p2
 
 
 @dataclass(frozen=True)

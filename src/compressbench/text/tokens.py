@@ -14,7 +14,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from compressbench.scoring.normalize import HMM_TIME, PUNCT, SPACES, ampm_to_24h, pad_hour
+from compressbench.text.normalize import HMM_TIME, PUNCT, SPACES, ampm_to_24h, pad_hour
 
 
 def _words(text: str) -> frozenset[str]:

@@ -1,0 +1,116 @@
+"""The answers stage: ask the reader every prompt of a cell through the answer cache."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from compressbench.compress.kv import KVPressHook, get_press
+from compressbench.compress.methods import (
+    is_kv_method,
+    kv_method,
+)
+from compressbench.config import Params
+from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.stages.rows import PROBE_FIELDS
+from compressbench.readers.base import ChatRequest
+from compressbench.readers.cache import AnswerCache, generate_cached
+
+log = logging.getLogger(__name__)
+
+# Fields of a probe that travel with its context to the answers and scores stages.
+
+
+def answer_cache_path() -> Path:
+    """The answer cache: ``$COMPRESSBENCH_ANSWER_CACHE`` or ``.cache/answers.sqlite``."""
+    env = os.environ.get("COMPRESSBENCH_ANSWER_CACHE")
+    return Path(env) if env else Path(".cache") / "answers.sqlite"
+
+
+def request_id(row: dict[str, Any]) -> str:
+    """Unique id of a probe inside a cell file (a question appears once per probe type/seed)."""
+    return f"{row['probe_type']}|{row['seed']}|{row['probe_id']}"
+
+
+# Fields of a context row that the answers and scores stages keep.
+ANSWER_CARRY = (
+    "probe_id",
+    "probe_type",
+    "task_id",
+    *PROBE_FIELDS,
+    "k_turns",
+    "n_turns",
+    "kept_turn_ids",
+    "budget_unit",
+    "kv",
+)
+
+
+def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Ask the reader every prompt of a cell; cached answers are never regenerated.
+
+    The answers file holds only deterministic fields, so a run killed part-way and resumed
+    writes the same bytes as an uninterrupted one; timings go to the ``.stats.json`` beside it.
+    """
+    cell = paths.CellFiles(dataset, method, ratio)
+    contexts = list(read_jsonl(cell.contexts))
+    spec = params.reader
+    requests = [
+        ChatRequest(
+            id=request_id(row),
+            system=row["prompt_system"],
+            user=row["prompt_user"],
+            max_new_tokens=spec.max_new_tokens[row["probe_type"].lower()],
+        )
+        for row in contexts
+    ]
+    reader = build_reader(spec)
+    if is_kv_method(method):
+        kv = kv_method(method, params.method_params.get(method, {}))
+        hook = KVPressHook(
+            get_press(kv.preset, ratio, **kv.overrides),
+            mode=kv.mode,
+            preset=kv.preset,
+            max_input_tokens=spec.max_input_tokens,
+        )
+        reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
+    with AnswerCache(answer_cache_path()) as cache:
+        run = generate_cached(reader, requests, cache)
+    answer_rows = [
+        {
+            **{k: row[k] for k in ANSWER_CARRY},
+            "method": method,
+            "ratio": ratio,
+            "output": gen.output_text,
+            "error": gen.error,
+            "tokens_in": gen.tokens_in,
+            "tokens_out": gen.tokens_out,
+            "backend": reader.name,
+            "model_id": reader.model_id,
+            "model_revision": reader.revision,
+            "cache_key": key,
+        }
+        for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
+    ]
+    write_jsonl(cell.answers, answer_rows)
+    generation_seconds = sum(g.seconds for g in run.generations)
+    tokens_out = sum(g.tokens_out for g in run.generations)
+    stats = {
+        "cell": {"dataset": dataset, "method": method, "ratio": ratio},
+        "requests": len(requests),
+        **run.stats.as_dict(),
+        "tokens_in": sum(g.tokens_in for g in run.generations),
+        "tokens_out": tokens_out,
+        "generation_seconds": generation_seconds,
+        "tokens_per_s": tokens_out / generation_seconds if generation_seconds else 0.0,
+        "backend": reader.name,
+        "model_id": reader.model_id,
+        "model_revision": reader.revision,
+        "decoding": reader.decoding(),
+    }
+    write_json(cell.answer_stats, stats, default=str)
+    return cell.answers

@@ -1,0 +1,31 @@
+"""The probes stage: sample the P1/P2/P3 probes of every (probe type, seed) cell."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from compressbench.config import Params
+from compressbench.jsonl import write_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.stages.rows import read_corpus
+from compressbench.tpbench.probes import build_probes, candidate_pool, cells
+
+log = logging.getLogger(__name__)
+
+# Fields of a probe that travel with its context to the answers and scores stages.
+
+
+def probe_types_at(params: Params, ratio: float) -> list[str]:
+    """P1/P2 run at every ratio, P3 only at ``p3_ratio`` (as published)."""
+    return [p.upper() for p in params.probes if p != "p3" or ratio == params.p3_ratio]
+
+
+def stage_probes(params: Params, dataset: str, ratio: float) -> Path:
+    """The sampled probes of every (probe type, seed) cell at one ratio."""
+    pool = candidate_pool(read_corpus(dataset))
+    grid = cells(probe_types_at(params, ratio), params.seeds, [ratio])
+    out = paths.probes_file(dataset, ratio)
+    n = write_jsonl(out, (p.to_row() for p in build_probes(pool, grid, params.n_per_cell)))
+    log.info("probes %s r=%s: %d rows from a pool of %d", dataset, ratio, n, len(pool))
+    return out

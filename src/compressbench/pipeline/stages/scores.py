@@ -1,0 +1,27 @@
+"""The scores stage: score every stored answer with its probe's published scorer."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from compressbench.config import Params
+from compressbench.jsonl import read_jsonl, write_jsonl
+from compressbench.pipeline import paths
+from compressbench.tpbench.scoring.answers import score_answer
+
+log = logging.getLogger(__name__)
+
+# Fields of a probe that travel with its context to the answers and scores stages.
+
+
+def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Score every stored answer of a cell with its probe's published scorer."""
+    cell = paths.CellFiles(dataset, method, ratio)
+    corrected = params.scoring.abstain == "json_literal"
+    rows = [
+        {**row, **score_answer(row, corrected_abstain=corrected)}
+        for row in read_jsonl(cell.answers)
+    ]
+    write_jsonl(cell.scores, rows)
+    return cell.scores

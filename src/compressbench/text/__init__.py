@@ -1,0 +1,1 @@
+"""Text normalisation, tokenisation and JSON-object finding shared by several packages."""
