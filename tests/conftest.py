@@ -26,3 +26,79 @@ def ref_dir() -> Path:
 def corpora_dir() -> Path:
     """../shared/corpora: real SGD and MultiWOZ 2.2 files (gzipped upstream JSON)."""
     return _require(SHARED / "corpora")
+
+
+# -- tiny LLMLingua-2 model (the selector tests and the method matrix) -----------------------
+
+# Tokenizer training text: the hotel dialogue of the selector tests plus a few more lines.
+SP_SENTENCES = [
+    "Hi, I need a hotel in Cambridge for three nights.",
+    "Sure. Do you have a price range in mind?",
+    "Something moderate, with free parking please.",
+    "The Acorn Guest House is moderate and has free parking. Shall I book it?",
+    "Yes, book it for two people starting Friday.",
+    "Done. Your reference number is 8XK2QP.",
+    "Actually, can you change that to four nights?",
+    "No problem, it is now four nights from Friday.",
+    "Great. I also need a taxi to the hotel from the station.",
+    "What time would you like to leave?",
+    "Around 5 pm, please.",
+    "Booked: a red Toyota will pick you up at 5 pm.",
+    "I would like to book a table for four people tonight.",
+    "The restaurant serves Italian food in the centre of town.",
+    "Please find me a train to London on Saturday morning.",
+    "Thank you, that is all I need today. Goodbye!",
+]
+
+
+@pytest.fixture(scope="session")
+def tiny_llmlingua2(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A random-weight XLM-R token classifier + SentencePiece tokenizer, saved in a dir whose
+    name has ``xlm-roberta-large`` (llmlingua picks its word rule from the model name)."""
+    pytest.importorskip("llmlingua")
+    spm = pytest.importorskip("sentencepiece")
+    import torch
+    from transformers import (
+        XLMRobertaConfig,
+        XLMRobertaForTokenClassification,
+        XLMRobertaTokenizer,
+    )
+
+    root = tmp_path_factory.mktemp("llmlingua2")
+    prefix = root / "sp"
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(SP_SENTENCES),
+        model_prefix=str(prefix),
+        vocab_size=160,
+        model_type="unigram",
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_file=str(prefix) + ".model")
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    pieces = [
+        (sp.id_to_piece(i), sp.get_score(i))
+        for i in range(sp.get_piece_size())
+        if not (sp.is_control(i) or sp.is_unknown(i))
+    ]
+    vocab = [(s, 0.0) for s in specials] + pieces + [("<mask>", 0.0)]
+    tokenizer = XLMRobertaTokenizer(vocab=vocab)
+    model_dir = root / "tiny-xlm-roberta-large-test"
+    tokenizer.save_pretrained(model_dir)
+    config = XLMRobertaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=520,
+        num_labels=2,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        architectures=["XLMRobertaForTokenClassification"],
+    )
+    torch.manual_seed(0)
+    XLMRobertaForTokenClassification(config).save_pretrained(model_dir)
+    return str(model_dir)

@@ -211,6 +211,85 @@ def test_resume_after_kill_9_is_byte_identical(tmp_path: Path) -> None:
     assert out.split() == ["0", "40"]
 
 
+class RecordingReader(EchoReader):
+    """EchoReader whose generations carry a hook record (keys deliberately unsorted)."""
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        gens = super().generate(requests)
+        for g, r in zip(gens, requests, strict=True):
+            g.record = {"mode": "full_prompt", "context_tokens": len(r.user), "kept": [3, 1]}
+        return gens
+
+
+def test_records_and_compute_times_are_persisted(tmp_path: Path) -> None:
+    reqs = make_requests(10)
+    reader = RecordingReader(batch_size=4)
+    with AnswerCache(tmp_path / "c.sqlite") as cache:
+        before = time.time()
+        first = generate_cached(reader, reqs, cache, progress=False)
+        after = time.time()
+        assert [g.record for g in first.generations] == [
+            {"context_tokens": len(r.user), "kept": [3, 1], "mode": "full_prompt"} for r in reqs
+        ]
+        assert all(before <= s <= e <= after for s, e in first.spans)
+        assert len(set(first.spans)) == 2  # 8 distinct prompts, two chunks of 4
+        window = first.compute_window()
+        assert window == (min(s for s, _ in first.spans), max(e for _, e in first.spans))
+    with AnswerCache(tmp_path / "c.sqlite") as cache:  # a new process's view of the file
+        again = generate_cached(reader, reqs, cache, progress=False)
+    assert again.stats.hits == len(reqs) and again.stats.model_calls == 0
+    assert stable_dump(again.generations) == stable_dump(first.generations)
+    assert [list(g.record or {}) for g in again.generations] == [
+        ["context_tokens", "kept", "mode"]
+    ] * len(reqs)
+    assert again.spans == first.spans
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        stored = db.execute("SELECT generation, record FROM answers").fetchall()
+    assert all(
+        "record" not in json.loads(blob) and json.loads(rec)["kept"] == [3, 1]
+        for blob, rec in stored
+    )
+
+
+_OLD_SCHEMA = (
+    "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
+    "generation TEXT NOT NULL, created_at REAL NOT NULL)"
+)
+
+
+def test_old_schema_file_is_migrated_without_losing_answers(tmp_path: Path) -> None:
+    """A cache written before records and start times were kept: columns added in place."""
+    path = tmp_path / "old.sqlite"
+    reqs = make_requests(6)
+    reader = EchoReader()
+    old = [g.to_dict() for g in reader.generate(reqs)]
+    for row in old:
+        row.pop("record")  # the old generation blob had no record
+        row["seconds"] = 2.5
+    with sqlite3.connect(path) as db:
+        db.execute(_OLD_SCHEMA)
+        db.executemany(
+            "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?)",
+            [
+                (cache_key(reader, r), "{}", json.dumps(g), 1000.0)
+                for r, g in zip(reqs, old, strict=True)
+            ],
+        )
+    with AnswerCache(path) as cache:
+        assert len(cache) == 5  # one prompt repeats
+        run = generate_cached(reader, reqs, cache, progress=False)
+        assert run.stats.hits == len(reqs) and run.stats.model_calls == 0
+        assert [g.raw for g in run.generations] == [g["raw"] for g in old]
+        assert all(g.record is None for g in run.generations)
+        assert run.spans == [(997.5, 1000.0)] * len(reqs)  # created_at - seconds, created_at
+        cache.put("new", from_text("x", "{}"))
+    with AnswerCache(path) as cache:  # reopening a migrated file changes nothing
+        assert len(cache) == 6
+    with sqlite3.connect(path) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(answers)")]
+    assert columns == ["key", "request", "generation", "created_at", "record", "started_at"]
+
+
 @pytest.mark.parametrize("n", [0, 1])
 def test_small_inputs(tmp_path: Path, n: int) -> None:
     with AnswerCache(tmp_path / "c.sqlite") as cache:

@@ -9,6 +9,7 @@ import yaml
 
 from compressbench.config import load_params, parse_params
 from compressbench.errors import InputError
+from compressbench.readers.registry import register_reader, unregister_reader
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -41,6 +42,29 @@ def test_shipped_params_load() -> None:
         (lambda r: r.pop("methods"), "methods", "missing"),
         (lambda r: r.update(render="fancy"), "render", "one of"),
         (lambda r: r.update(seeds=[True]), "seeds[0]", "expected"),
+        (lambda r: r.update(ratio=[0.3]), "(top level)", "unknown key"),
+        (lambda r: r.update(corpora={}), "corpora", "at least one corpus"),
+        (lambda r: r.update(datasets=["builtin", "builtin"]), "datasets[1]", "listed twice"),
+        (lambda r: r.update(p3_ratio=0.7), "p3_ratio", "one of ratios"),
+        (lambda r: r.update(method_params=[1]), "method_params", "expected dict"),
+        (lambda r: r["corpora"]["sgd"].update(loader="sgd2"), "corpora.sgd.loader", "one of"),
+        (lambda r: r["corpora"]["builtin"].update(path="x"), "corpora.builtin", "unknown key"),
+        (lambda r: r["corpora"]["sgd_upstream"].update(path="x"), "corpora.sgd_upstream", "path"),
+        (lambda r: r["reader"].update(dtype="float8"), "reader.dtype", "bfloat16"),
+        (
+            lambda r: r["reader"].update(attn_implementation="fast"),
+            "reader.attn_implementation",
+            "sdpa",
+        ),
+        (lambda r: r["reader"].update(base_url=["x"]), "reader.base_url", "expected str"),
+        (lambda r: r["reader"].update(max_retries=-1), "reader.max_retries", ">= 0"),
+        (lambda r: r["reader"]["max_new_tokens"].update(p4=8), "reader.max_new_tokens", "p4"),
+        (lambda r: r["tracking"].update(uri=5), "tracking.uri", "expected str"),
+        (lambda r: r["tracking"].update(experiment=" "), "tracking.experiment", "empty"),
+        (lambda r: r["tracking"].update(run="x"), "tracking", "allowed: experiment, uri"),
+        (lambda r: r["scoring"].update(abstain=True), "scoring.abstain", "json_literal"),
+        (lambda r: r["retention"].update(ratios=[0.5, 0.5]), "retention.ratios[1]", "twice"),
+        (lambda r: r["retention"].update(methods="recency"), "retention.methods", "expected list"),
     ],
 )
 def test_bad_params_name_the_field(mutate, field: str, message: str) -> None:
@@ -60,3 +84,34 @@ def test_missing_and_invalid_files(tmp_path: Path) -> None:
     bad.write_text("datasets: [unclosed\n")
     with pytest.raises(InputError, match="invalid YAML"):
         load_params(bad)
+
+
+def test_p3_ratio_need_not_be_run_without_p3() -> None:
+    raw = _raw()
+    raw.update(probes=["p1", "p2"], p3_ratio=0.7)
+    assert parse_params(raw).p3_ratio == 0.7
+
+
+def test_reader_backends_come_from_the_registry() -> None:
+    raw = _raw()
+    raw["reader"]["backend"] = "config_test_reader"
+    with pytest.raises(InputError, match="one of hf, openai, vllm; got 'config_test_reader'"):
+        parse_params(raw)
+    register_reader("config_test_reader", lambda **kw: None)  # type: ignore[arg-type,return-value]
+    try:
+        assert parse_params(raw).reader.backend == "config_test_reader"
+    finally:
+        unregister_reader("config_test_reader")
+
+
+def test_check_cell_names_the_parameter_and_allowed_values() -> None:
+    p = load_params(REPO / "params.yaml")
+    p.check_cell(dataset="builtin", method="recency", ratio=0.3)
+    for kwargs, field, allowed in [
+        ({"dataset": "sgd"}, "datasets", "allowed: builtin"),
+        ({"method": "snapkv"}, "methods", "allowed: full_context, recency"),
+        ({"ratio": 0.5}, "ratios", "allowed: 0.3"),
+    ]:
+        with pytest.raises(InputError, match=allowed) as err:
+            p.check_cell(**kwargs)
+        assert err.value.field == field

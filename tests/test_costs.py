@@ -9,6 +9,7 @@ import pytest
 from compressbench.compress.costs import (
     context_cost,
     kv_context_cost,
+    kv_measured_cost,
     kv_memory_ratio,
     kv_memory_scaling,
     prefill_attention_ratio,
@@ -82,3 +83,29 @@ def test_kv_cost_keeps_prefill() -> None:
     assert c.prefill_attention_ratio == 1.0 and c.turn_fraction == 1.0
     with pytest.raises(ValueError):
         kv_context_cost("ctx", 1, 10, [])
+
+
+def test_context_costs_say_their_basis() -> None:
+    assert context_cost("ab", "a", n_turns=2, kept_turns=1).basis == "kept_text"
+    assert kv_context_cost("ctx", 1, 10, [3]).basis == "nominal"
+
+
+def test_measured_kv_cost_is_what_the_kept_entries_imply() -> None:
+    record = {
+        "mode": "context_only",
+        "context_tokens": 400,
+        "question_tokens": 37,
+        "kept_entries_per_layer": [100, 140, 120, 120],
+    }
+    c = kv_measured_cost(record)
+    assert (c.kept_entries_mean, c.kept_entries_min, c.kept_entries_max) == (120.0, 100, 140)
+    assert c.q == pytest.approx(0.3) and c.q_unit == "kv_cache_entries"
+    assert c.kv_memory_scaling == pytest.approx(0.3)
+    assert c.kv_memory_ratio == pytest.approx(1 / 0.3)
+    assert c.prefill_attention_scaling == c.prefill_attention_ratio == 1.0
+    assert (c.mode, c.context_tokens, c.question_tokens) == ("context_only", 400, 37)
+    assert c.to_dict()["basis"] == "measured"
+    full = kv_measured_cost({"context_tokens": 50, "kept_entries_per_layer": [50, 50]})
+    assert full.q == 1.0 and full.kv_memory_ratio == 1.0 and full.question_tokens == 0
+    with pytest.raises(ValueError):
+        kv_measured_cost({"context_tokens": 10, "kept_entries_per_layer": []})

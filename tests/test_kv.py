@@ -16,18 +16,15 @@ import pytest
 
 kvpress = pytest.importorskip("kvpress")
 
-from compressbench.compress.kv import (  # noqa: E402
-    PRESS_PRESETS,
-    KVPressHook,
-    build_press,
-    compression_ratio_for,
+from compressbench.compress.kv.build import build_press, press_spec  # noqa: E402
+from compressbench.compress.kv.generate import (  # noqa: E402
     generate_ids_with_press,
     generate_with_press,
-    get_preset,
-    get_press,
-    press_spec,
     split_prompt,
 )
+from compressbench.compress.kv.hook import KVPressHook  # noqa: E402
+from compressbench.compress.kv.presets import PRESS_PRESETS, compression_ratio_for  # noqa: E402
+from compressbench.compress.presses import get_preset, get_press  # noqa: E402
 
 SYSTEM = (
     "You are reading a conversation that may be partial or compressed. Answer ONLY using the "

@@ -204,3 +204,33 @@ def test_tokenizer_matches_llama_cpp_on_the_gguf(reader: Any) -> None:
         ids = chat.encode(reader.tokenizer, text, 100_000)
         assert ids == vocab.tokenize(text.encode(), add_bos=False, special=True)
         assert max(ids) < reader.model.config.vocab_size
+
+
+class _RecordingHook:
+    """A press hook that generates plainly and records, per prompt in call order, what it got."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def __call__(
+        self, *, model: Any, prompts: Any, input_ids: Any, attention_mask: Any, **kw: Any
+    ) -> Any:
+        for prompt, mask in zip(prompts, attention_mask, strict=True):
+            self.records.append({"prompt": prompt, "tokens": int(mask.sum())})
+        out = model.generate(
+            input_ids=input_ids, attention_mask=attention_mask, **kw["generate_kwargs"]
+        )
+        return out[:, input_ids.shape[1] :]
+
+
+def test_hook_records_ride_on_their_own_rows(reader: Any) -> None:
+    """Batches are length-sorted; each row still gets the record made for its own prompt."""
+    hook = _RecordingHook()
+    gens = reader.with_press(hook, {"press": "recording"}, batch_size=3).generate(REQUESTS)
+    call_order = [r["prompt"] for r in hook.records]
+    by_input = [next(p for p in call_order if req.user in p) for req in REQUESTS]
+    assert call_order != by_input  # the hook saw the rows in another order than the input
+    for req, gen in zip(REQUESTS, gens, strict=True):
+        assert gen.record is not None and req.user in gen.record["prompt"]
+        assert gen.record["tokens"] == gen.tokens_in
+    assert reader.generate(REQUESTS[:1])[0].record is None  # no hook, no record

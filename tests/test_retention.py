@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from compressbench.cli import main
+from compressbench.compress.method import Source
+from compressbench.compress.registry import get_method
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import USER, Dialogue, Turn
-from compressbench.tpbench.retention import kept_text, retention_rows, slot_type, survives
+from compressbench.tpbench.retention import retention_rows, slot_type, survives
 from compressbench.tpbench.transitions import dialogue_transitions
 
 POSITIONAL = ["full_context", "recency", "first_n", "random_seed42", "uniform_stride"]
@@ -43,7 +45,10 @@ def test_survives_uses_normalisation_and_phrase_boundaries() -> None:
 
 def test_kept_text_has_no_markers() -> None:
     turns = (Turn(0, USER, "I need a user manual"), Turn(1, "SYSTEM", "Sure."))
-    assert kept_text(turns, [1, 0]) == "I need a user manual\nSure."
+    method = get_method("full_context")
+    kept = method.retained_text(Source(turns, key="x"), 1.0, lambda text: ("", text), None)
+    assert kept == "I need a user manual\nSure."
+    assert method.compress(Source(turns, key="x"), 1.0).text.startswith("[T0] USER: ")
 
 
 @pytest.fixture(scope="module")
@@ -99,18 +104,23 @@ def test_retention_cli(tmp_path: Path, capsys) -> None:
 @pytest.mark.slow
 def test_kv_press_retention_is_measured_on_kept_tokens() -> None:
     """A press keeps a fraction of the cache: retention is read off the decoded kept tokens."""
-    from compressbench.compress.methods import kv_method
     from compressbench.readers.registry import get_reader
-    from compressbench.tpbench.retention_kv import kv_kept_text
+    from compressbench.tpbench.retention import method_kept_text
+    from compressbench.tpbench.retention_reader import LazyReader
 
     dialogue: Dialogue = next(
         d for d in load_corpus("builtin") if any(t.p2_eligible for t in dialogue_transitions(d))
     )
-    reader = get_reader("hf")
-    fn = kv_kept_text(reader, kv_method("snapkv"))
+    reader = LazyReader(lambda: get_reader("hf"))
+    fn = method_kept_text(get_method("snapkv"), reader)
     t = next(t for t in dialogue_transitions(dialogue) if t.p2_eligible)
     small, large = fn(dialogue, t, 0.1), fn(dialogue, t, 0.7)
     assert 0 < len(small) < len(large)
     rows = retention_rows([dialogue], ["snapkv"], [0.1, 0.7], kept_text_fns={"snapkv": fn})
     assert [r["ratio"] for r in rows] == [0.1, 0.7]
     assert rows[0]["p2_retention"] <= rows[1]["p2_retention"]
+    # the same rows when the method is built from the registry and runs on the reader
+    built = retention_rows([dialogue], ["snapkv"], [0.1, 0.7], reader=reader)
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in built] == [
+        {k: v for k, v in r.items() if k != "seconds"} for r in rows
+    ]

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from compressbench.cli import main
-from compressbench.compress.selectors import get_selector
+from compressbench.compress.registry import get_method
 from compressbench.corpora.loaders import load_corpus
 from compressbench.errors import InputError
-from compressbench.tpbench.retention import retention_rows, selector_kept_text
+from compressbench.tpbench.retention import method_kept_text, retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
 
 METHODS = ["recency", "uniform_stride"]
@@ -29,7 +29,7 @@ def without_seconds(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def counting(method: str, calls: list[str]) -> Any:
-    fn = selector_kept_text(get_selector(method))
+    fn = method_kept_text(get_method(method))
 
     def kept(dialogue: Any, t: Any, ratio: float) -> str:
         calls.append(dialogue.dialogue_id)

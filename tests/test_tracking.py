@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -17,6 +20,9 @@ import pytest
 from compressbench.jsonl import sha256_file
 from compressbench.tracking import (
     DEFAULT_EXPERIMENT,
+    ENVIRONMENT_ARTIFACT,
+    ENVIRONMENT_HASH_TAG,
+    DatasetFile,
     TrackingError,
     cell_run_name,
     default_tracking_uri,
@@ -24,6 +30,7 @@ from compressbench.tracking import (
     log_cell,
     open_client,
     path_digest,
+    read_cell_table,
     read_cells,
     read_manifest,
     read_pipeline_runs,
@@ -412,20 +419,111 @@ def test_path_digest_of_folder_tracks_names_and_content(tmp_path: Path) -> None:
     assert path_digest(d / "b") == sha256_file(d / "b")
 
 
-@pytest.mark.slow
-def test_mlflow_ui_lists_logged_runs(tmp_path: Path) -> None:
-    """scripts/check_mlflow_ui.py end to end: server + headless Chromium (about a minute)."""
-    if not any(shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")):
-        pytest.skip("headless Chromium is not installed (apt-get install -y chromium)")
-    script = Path(__file__).resolve().parents[1] / "scripts" / "check_mlflow_ui.py"
-    shot = tmp_path / "ui.png"
-    out = subprocess.run(
-        [sys.executable, str(script), "--demo", "4", "--screenshot", str(shot)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "runs listed: 5/5" in out.stdout
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+def _probe_rows(n: int) -> list[dict[str, object]]:
+    return [
+        {"probe_id": f"sgd:d{i}:0", "probe_type": "P2", "seed": 0, "gold": f"v{i}", "n": i}
+        for i in range(n)
+    ]
+
+
+def test_cell_table_dataset_input_and_compute_times(repo: Path, store_uri: str) -> None:
+    probes = repo / "data" / "probes" / "probes.jsonl"
+    probes.write_text("".join(json.dumps(r) + "\n" for r in _probe_rows(3)))
+    table = [
+        {
+            "probe_id": f"sgd:d{i}:0",
+            "question": "Question: city?",
+            "output": '{"value": "x"}',
+            "prediction": "x",
+            "gold": f"v{i}",
+            "abstain": 0,
+            "score_strict": float(i == 1),
+            "kept_turn_ids": [0, 2],
+        }
+        for i in range(3)
+    ]
+    started, ended = 1_700_000_000.1234, 1_700_000_042.5
+    with start_pipeline_run("p", tracking_uri=store_uri, repo_root=repo) as parent:
+        run_id = log_cell(
+            parent,
+            {"dataset": "sgd", "probe": "P2", "seed": 0},
+            metrics={"strict": 1 / 3},
+            table=table,
+            datasets=[DatasetFile(probes)],
+            started_at=started,
+            ended_at=ended,
+        )
+    client = MlflowClient(tracking_uri=store_uri)
+    run = client.get_run(run_id)
+    assert run.info.start_time == round(started * 1000) == 1_700_000_000_123
+    assert run.info.end_time == round(ended * 1000)
+    (point,) = client.get_metric_history(run_id, "strict")
+    assert point.timestamp == run.info.end_time
+
+    assert [a.path for a in client.list_artifacts(run_id)] == ["answers.json"]
+    logged = json.loads(run.data.tags["mlflow.loggedArtifacts"])
+    assert logged == [{"path": "answers.json", "type": "table"}]
+    local = client.download_artifacts(run_id, "answers.json", str(repo.parent / "dl"))
+    raw = json.loads(Path(local).read_text(encoding="utf-8"))
+    assert raw["columns"] == list(table[0]) and len(raw["data"]) == 3
+    df = read_cell_table(run_id, store_uri)
+    assert list(df.columns) == list(table[0])
+    assert len(df) == 3
+    assert df["probe_id"].tolist() == [r["probe_id"] for r in table]
+    assert df["kept_turn_ids"].tolist() == ["[0, 2]"] * 3  # nested values stored as JSON text
+    assert df["score_strict"].tolist() == [0.0, 1.0, 0.0]
+
+    (inp,) = run.inputs.dataset_inputs
+    sha = sha256_file(probes)
+    assert inp.dataset.name == "data/probes/probes.jsonl"
+    assert inp.dataset.digest == sha[:36]
+    assert inp.dataset.source_type == "local"
+    assert json.loads(inp.dataset.source) == {"uri": "data/probes/probes.jsonl"}
+    assert json.loads(inp.dataset.profile)["num_rows"] == 3
+    assert {t.key: t.value for t in inp.tags} == {"mlflow.data.context": "eval", "sha256": sha}
+    (cell,) = read_cells(store_uri)
+    assert cell.start_time == run.info.start_time and cell.end_time == run.info.end_time
+    assert [(d.name, d.digest) for d in cell.datasets] == [(inp.dataset.name, sha[:36])]
+
+
+def test_cell_times_default_to_logging_time_and_are_checked(repo: Path, store_uri: str) -> None:
+    with start_pipeline_run("p", tracking_uri=store_uri, repo_root=repo) as parent:
+        before = int(time.time() * 1000)
+        log_cell(parent, {"dataset": "sgd"})
+        after = int(time.time() * 1000)
+        with pytest.raises(TrackingError, match="before started_at"):
+            log_cell(parent, {"dataset": "sgd", "seed": 1}, started_at=20.0, ended_at=10.0)
+        with pytest.raises(TrackingError, match=r"dataset input .* does not exist"):
+            log_cell(parent, {"dataset": "sgd", "seed": 2}, datasets=[DatasetFile(repo / "x")])
+    (cell,) = read_cells(store_uri)
+    assert cell.start_time is not None and cell.end_time is not None
+    assert before <= cell.start_time <= cell.end_time <= after
+
+
+def test_pipeline_run_carries_the_complete_environment(repo: Path, store_uri: str) -> None:
+    with start_pipeline_run("env", tracking_uri=store_uri, repo_root=repo) as parent:
+        log_cell(parent, {"dataset": "sgd"})
+        parent_id = parent.run_id
+    client = MlflowClient(tracking_uri=store_uri)
+    run = client.get_run(parent_id)
+    assert ENVIRONMENT_ARTIFACT in [a.path for a in client.list_artifacts(parent_id)]
+    local = client.download_artifacts(parent_id, ENVIRONMENT_ARTIFACT, str(repo.parent / "env"))
+    env = json.loads(Path(local).read_text(encoding="utf-8"))
+    dists = env["distributions"]
+
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    names = [norm(d["name"]) for d in dists]
+    assert names == sorted(names) and len(names) == len(set(names))
+    installed = {norm(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    assert set(names) == installed
+    versions = {norm(d["name"]): d["version"] for d in dists}
+    for dist in ("mlflow", "pytest", "pandas", "compressbench"):
+        assert versions[dist] == importlib.metadata.version(dist)
+    canonical = json.dumps(dists, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    assert env["distributions_sha256"] == digest
+    assert run.data.tags[ENVIRONMENT_HASH_TAG] == digest
+    (cell,) = read_cells(store_uri)
+    assert cell.tags[ENVIRONMENT_HASH_TAG] == digest

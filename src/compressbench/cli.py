@@ -2,7 +2,9 @@
 
 Each subcommand lives in ``compressbench.commands.<module>`` and exposes
 ``register(subparsers)`` that adds its parser and sets ``func``; add a module name to
-``COMMAND_MODULES`` to add a command.
+``COMMAND_MODULES`` to add a command. Bad input of any command (an :class:`InputError`, an
+argument argparse rejects, a given path that cannot be read or written) ends as one line on
+stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import importlib
 import logging
 import os
 import sys
+from typing import NoReturn
 
 from compressbench.errors import InputError
 
@@ -21,12 +24,25 @@ COMMAND_MODULES: tuple[str, ...] = (
     "probes",
     "replay",
     "stage",
+    "dvc_yaml",
     "retention",
+    "compare",
+    "judge_validate",
+    "judge_p1",
 )
+
+EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line (no usage block); exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="compressbench", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="compressbench", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
@@ -53,8 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"compressbench {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return _bad_input(args.command, str(exc))
+    except OSError as exc:  # a path given to the command that cannot be read or written
+        if exc.filename is None:
+            raise
+        return _bad_input(args.command, f"file {exc.filename}: {exc.strerror or exc}")
+
+
+def _bad_input(command: str, message: str) -> int:
+    one_line = " ".join(message.split())  # whatever the message holds
+    print(f"compressbench {command}: error: {one_line}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -1,22 +1,35 @@
 """Typed, validated view of ``params.yaml`` (every pipeline knob lives there).
 
-Validation errors name the file and the field (``reader.batch_size``) and say what is wrong.
+Validation errors name the file and the field (``reader.batch_size``) and say what is wrong
+(for a name: the allowed values). Unknown keys are errors at every level: a misspelt knob
+must not be silently ignored. Reader backends come from the reader registry, so a backend
+registered at run time (an in-process test reader) is valid.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
+from compressbench.readers.registry import reader_names
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
 PROBES = ("p1", "p2", "p3")
 RENDERS = ("published", "markers")
-BACKENDS = ("hf", "openai", "vllm")
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+ATTN_IMPLEMENTATIONS = ("eager", "sdpa", "flash_attention_2", "flash_attention_3", "flex_attention")
+# Keys a corpus entry may hold, by its source (anything else would be silently ignored).
+CORPUS_KEYS: dict[str, tuple[str, ...]] = {
+    "builtin": ("source", "splits"),
+    "local": ("source", "loader", "path", "splits"),
+    "upstream": ("source", "loader", "splits"),
+}
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,21 @@ class Params:
     scoring: ScoringSpec = field(default_factory=ScoringSpec)
     source: str = "params.yaml"
 
+    def check_cell(
+        self, dataset: str | None = None, method: str | None = None, ratio: float | None = None
+    ) -> None:
+        """Raise InputError unless each given value is one of the pipeline's (``datasets``,
+        ``methods``, ``ratios``); the message names the parameter and its allowed values."""
+        given = {"datasets": dataset, "methods": method, "ratios": ratio}
+        for key, value in given.items():
+            allowed = getattr(self, key)
+            if value is not None and value not in allowed:
+                raise InputError(
+                    f"{value!r} is not in {key}; allowed: {', '.join(map(str, allowed))}",
+                    file=self.source,
+                    field=key,
+                )
+
     def corpus(self, name: str) -> CorpusSpec:
         try:
             return self.corpora[name]
@@ -107,16 +135,35 @@ class _Checker:
             raise self.fail(fieldname, f"expected {_kind_name(kind)}, got {value!r}")
         return value
 
-    def choice(self, value: Any, choices: tuple[str, ...], fieldname: str) -> str:
+    def optional_str(self, value: Any, fieldname: str) -> str | None:
+        return None if value is None else str(self.typed(value, str, fieldname))
+
+    def choice(self, value: Any, choices: Sequence[str], fieldname: str) -> str:
         if value not in choices:
             raise self.fail(fieldname, f"must be one of {', '.join(choices)}; got {value!r}")
         return str(value)
 
+    def mapping(self, raw: Any, allowed: Iterable[str], fieldname: str) -> dict[str, Any]:
+        """``raw`` as a mapping (null: empty) holding only ``allowed`` keys."""
+        raw = {} if raw is None else self.typed(raw, dict, fieldname)
+        unknown = sorted(str(k) for k in set(raw) - set(allowed))
+        if unknown:
+            raise self.fail(
+                fieldname,
+                f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
+            )
+        return dict(raw)
+
     def items(self, value: Any, kind: type | tuple[type, ...], fieldname: str) -> tuple[Any, ...]:
+        """A non-empty list of ``kind`` values without repeats."""
         self.typed(value, list, fieldname)
         if not value:
             raise self.fail(fieldname, "must not be empty")
-        return tuple(self.typed(v, kind, f"{fieldname}[{i}]") for i, v in enumerate(value))
+        out = tuple(self.typed(v, kind, f"{fieldname}[{i}]") for i, v in enumerate(value))
+        for i, v in enumerate(out):
+            if v in out[:i]:
+                raise self.fail(f"{fieldname}[{i}]", f"{v!r} is listed twice")
+        return out
 
     def ratio(self, value: Any, fieldname: str) -> float:
         r = float(self.typed(value, (int, float), fieldname))
@@ -124,10 +171,14 @@ class _Checker:
             raise self.fail(fieldname, f"a retained fraction must be in (0, 1]; got {value!r}")
         return r
 
-    def positive(self, value: Any, fieldname: str) -> int:
+    def ratios(self, value: Any, fieldname: str) -> tuple[float, ...]:
+        values = self.items(value, (int, float), fieldname)
+        return tuple(self.ratio(r, f"{fieldname}[{i}]") for i, r in enumerate(values))
+
+    def positive(self, value: Any, fieldname: str, minimum: int = 1) -> int:
         v = int(self.typed(value, int, fieldname))
-        if v < 1:
-            raise self.fail(fieldname, f"must be >= 1; got {value!r}")
+        if v < minimum:
+            raise self.fail(fieldname, f"must be >= {minimum}; got {value!r}")
         return v
 
 
@@ -138,126 +189,144 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(k.__name__ for k in kinds)
 
 
+def _keys(spec: type) -> tuple[str, ...]:
+    """The keys a params section may hold: the fields of its dataclass."""
+    return tuple(f.name for f in fields(spec))
+
+
 def _corpus(c: _Checker, name: str, raw: Any) -> CorpusSpec:
     where = f"corpora.{name}"
     c.typed(raw, dict, where)
     source = c.choice(raw.get("source"), CORPUS_SOURCES, f"{where}.source")
-    loader = "builtin" if source == "builtin" else raw.get("loader")
+    c.mapping(raw, CORPUS_KEYS[source], where)
+    loader = "builtin"
     if source != "builtin":
-        c.typed(loader, str, f"{where}.loader")
+        loader = c.choice(raw.get("loader"), sorted(CORPUS_LOADERS), f"{where}.loader")
     path = raw.get("path")
     if source == "local":
         c.typed(path, str, f"{where}.path")
     splits = raw.get("splits")
     split_tuple = None if splits is None else c.items(splits, str, f"{where}.splits")
-    return CorpusSpec(name=name, source=source, loader=str(loader), path=path, splits=split_tuple)
+    return CorpusSpec(name=name, source=source, loader=loader, path=path, splits=split_tuple)
 
 
 def _reader(c: _Checker, raw: Any) -> ReaderSpec:
-    c.typed(raw, dict, "reader")
     default = ReaderSpec()
-    unknown = set(raw) - set(default.__dataclass_fields__)
-    if unknown:
-        raise c.fail("reader", f"unknown key(s): {', '.join(sorted(unknown))}")
-    new_tokens = raw.get("max_new_tokens", default.max_new_tokens)
-    c.typed(new_tokens, dict, "reader.max_new_tokens")
+    raw = c.mapping(raw, _keys(ReaderSpec), "reader")
+    new_tokens = c.mapping(
+        raw.get("max_new_tokens", default.max_new_tokens), PROBES, "reader.max_new_tokens"
+    )
     for probe in PROBES:
         if probe not in new_tokens:
             raise c.fail(f"reader.max_new_tokens.{probe}", "missing")
         c.positive(new_tokens[probe], f"reader.max_new_tokens.{probe}")
+
+    def get(key: str) -> Any:
+        return raw.get(key, getattr(default, key))
+
     return ReaderSpec(
-        backend=c.choice(raw.get("backend", default.backend), BACKENDS, "reader.backend"),
-        model=c.typed(raw.get("model", default.model), str, "reader.model"),
-        dtype=c.typed(raw.get("dtype", default.dtype), str, "reader.dtype"),
-        attn_implementation=c.typed(
-            raw.get("attn_implementation", default.attn_implementation),
-            str,
-            "reader.attn_implementation",
+        backend=c.choice(get("backend"), reader_names(), "reader.backend"),
+        model=c.typed(get("model"), str, "reader.model"),
+        dtype=c.choice(get("dtype"), DTYPES, "reader.dtype"),
+        attn_implementation=c.choice(
+            get("attn_implementation"), ATTN_IMPLEMENTATIONS, "reader.attn_implementation"
         ),
-        batch_size=c.positive(raw.get("batch_size", default.batch_size), "reader.batch_size"),
-        max_input_tokens=c.positive(
-            raw.get("max_input_tokens", default.max_input_tokens), "reader.max_input_tokens"
-        ),
+        batch_size=c.positive(get("batch_size"), "reader.batch_size"),
+        max_input_tokens=c.positive(get("max_input_tokens"), "reader.max_input_tokens"),
         max_new_tokens={p: int(new_tokens[p]) for p in PROBES},
-        base_url=raw.get("base_url"),
-        concurrency=c.positive(raw.get("concurrency", default.concurrency), "reader.concurrency"),
-        max_retries=int(
-            c.typed(raw.get("max_retries", default.max_retries), int, "reader.max_retries")
-        ),
+        base_url=c.optional_str(get("base_url"), "reader.base_url"),
+        concurrency=c.positive(get("concurrency"), "reader.concurrency"),
+        max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
     )
+
+
+def _retention(c: _Checker, raw: Any) -> RetentionSpec:
+    raw = c.mapping(raw, _keys(RetentionSpec), "retention")
+    methods = raw.get("methods")
+    return RetentionSpec(
+        ratios=c.ratios(raw.get("ratios", list(RetentionSpec.ratios)), "retention.ratios"),
+        methods=None if methods is None else c.items(methods, str, "retention.methods"),
+    )
+
+
+def _tracking(c: _Checker, raw: Any) -> TrackingSpec:
+    raw = c.mapping(raw, _keys(TrackingSpec), "tracking")
+    experiment = c.typed(raw.get("experiment", TrackingSpec.experiment), str, "tracking.experiment")
+    if not experiment.strip():
+        raise c.fail("tracking.experiment", "must not be empty")
+    return TrackingSpec(uri=c.optional_str(raw.get("uri"), "tracking.uri"), experiment=experiment)
+
+
+def _method_params(c: _Checker, raw: Any) -> dict[str, dict[str, Any]]:
+    raw = {} if raw is None else c.typed(raw, dict, "method_params")
+    out = {}
+    for name, mp in raw.items():
+        out[str(name)] = dict(c.typed({} if mp is None else mp, dict, f"method_params.{name}"))
+    return out
 
 
 def parse_params(raw: Any, source: str = "params.yaml") -> Params:
     """Validate a loaded params mapping into :class:`Params`."""
     c = _Checker(source)
-    c.typed(raw, dict, "(top level)")
+    raw = c.mapping(raw, [k for k in _keys(Params) if k != "source"], "(top level)")
     for key in ("corpora", "datasets", "methods"):
         if key not in raw:
             raise c.fail(key, "missing")
-    c.typed(raw["corpora"], dict, "corpora")
-    corpora = {name: _corpus(c, name, spec) for name, spec in raw["corpora"].items()}
+    corpora_raw = c.typed(raw["corpora"], dict, "corpora")
+    if not corpora_raw:
+        raise c.fail("corpora", "must define at least one corpus")
+    corpora = {str(name): _corpus(c, str(name), spec) for name, spec in corpora_raw.items()}
     datasets = c.items(raw["datasets"], str, "datasets")
     for i, name in enumerate(datasets):
         if name not in corpora:
-            raise c.fail(f"datasets[{i}]", f"{name!r} is not defined under corpora")
+            raise c.fail(
+                f"datasets[{i}]",
+                f"{name!r} is not defined under corpora (defined: {', '.join(corpora)})",
+            )
     probes = c.items(raw.get("probes", list(PROBES)), str, "probes")
     for i, p in enumerate(probes):
         c.choice(p, PROBES, f"probes[{i}]")
-    ratios = tuple(
-        c.ratio(r, f"ratios[{i}]")
-        for i, r in enumerate(c.items(raw.get("ratios", [0.3]), (int, float), "ratios"))
-    )
-    method_params = raw.get("method_params") or {}
-    c.typed(method_params, dict, "method_params")
-    for name, mp in method_params.items():
-        c.typed(mp if mp is not None else {}, dict, f"method_params.{name}")
-    retention_raw = raw.get("retention") or {}
-    c.typed(retention_raw, dict, "retention")
-    retention_methods = retention_raw.get("methods")
-    retention = RetentionSpec(
-        ratios=tuple(
-            c.ratio(r, f"retention.ratios[{i}]")
-            for i, r in enumerate(
-                c.items(
-                    retention_raw.get("ratios", [0.1, 0.3, 0.5, 0.7]),
-                    (int, float),
-                    "retention.ratios",
-                )
-            )
-        ),
-        methods=None
-        if retention_methods is None
-        else c.items(retention_methods, str, "retention.methods"),
-    )
-    scoring_raw = raw.get("scoring") or {}
-    c.typed(scoring_raw, dict, "scoring")
-    scoring = ScoringSpec(
-        abstain=c.choice(scoring_raw.get("abstain", "published"), ABSTAIN_RULES, "scoring.abstain")
-    )
-    tracking_raw = raw.get("tracking") or {}
-    c.typed(tracking_raw, dict, "tracking")
-    return Params(
+    ratios = c.ratios(raw.get("ratios", [0.3]), "ratios")
+    p3_ratio = c.ratio(raw.get("p3_ratio", 0.3), "p3_ratio")
+    if "p3" in probes and p3_ratio not in ratios:
+        raise c.fail(
+            "p3_ratio",
+            f"P3 is built only at p3_ratio, which must be one of ratios "
+            f"({', '.join(map(str, ratios))}); got {p3_ratio}",
+        )
+    scoring_raw = c.mapping(raw.get("scoring"), _keys(ScoringSpec), "scoring")
+    params = Params(
         corpora=corpora,
         datasets=datasets,
         probes=probes,
         seeds=c.items(raw.get("seeds", [42]), int, "seeds"),
         ratios=ratios,
-        p3_ratio=c.ratio(raw.get("p3_ratio", 0.3), "p3_ratio"),
+        p3_ratio=p3_ratio,
         n_per_cell=c.positive(raw.get("n_per_cell", 200), "n_per_cell"),
         methods=c.items(raw["methods"], str, "methods"),
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
-        reader=_reader(c, raw.get("reader") or {}),
-        method_params={name: dict(mp or {}) for name, mp in method_params.items()},
-        retention=retention,
-        scoring=scoring,
-        tracking=TrackingSpec(
-            uri=tracking_raw.get("uri"),
-            experiment=c.typed(
-                tracking_raw.get("experiment", "compressbench-tpbench"), str, "tracking.experiment"
-            ),
+        reader=_reader(c, raw.get("reader")),
+        method_params=_method_params(c, raw.get("method_params")),
+        retention=_retention(c, raw.get("retention")),
+        scoring=ScoringSpec(
+            abstain=c.choice(
+                scoring_raw.get("abstain", ScoringSpec.abstain), ABSTAIN_RULES, "scoring.abstain"
+            )
         ),
+        tracking=_tracking(c, raw.get("tracking")),
         source=source,
     )
+    # Method names and method_params against the registry (imported here: it is light, but
+    # importing config alone should not load every method family).
+    from compressbench.compress.registry import check_methods
+
+    check_methods(
+        params.methods,
+        params.method_params,
+        retention_methods=params.retention.methods,
+        source=source,
+    )
+    return params
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:
@@ -267,6 +336,8 @@ def load_params(path: str | Path = "params.yaml") -> Params:
         raw = yaml.safe_load(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError("parameters file not found", file=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"unreadable ({exc})", file=str(p)) from exc
     except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=str(p)) from exc
     return parse_params(raw, str(p))

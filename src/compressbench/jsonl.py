@@ -24,7 +24,17 @@ def open_text(path: str | Path) -> IO[str]:
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Yield one dict per non-blank line; a bad line raises InputError naming file and line."""
+    """Yield one dict per non-blank line; a bad line (or an unreadable, truncated or missing
+    file) raises InputError naming the file (and the line)."""
+    try:
+        yield from _rows(path)
+    except FileNotFoundError:
+        raise InputError("file not found", file=str(path)) from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"unreadable ({exc})", file=str(path)) from exc
+
+
+def _rows(path: str | Path) -> Iterator[dict[str, Any]]:
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from compressbench.config import Params
-from compressbench.pipeline.paths import ratio_name
-
 PROBE_ORDER = ("P1", "P2", "P3")
+
+
+@dataclass(frozen=True)
+class SummaryGrid:
+    """What the summary shows: the grid in table order and one line about the run."""
+
+    datasets: Sequence[str]
+    methods: Sequence[str]
+    ratios: Sequence[str]  # as keyed in the headline metrics (``"0.3"``)
+    about: str  # reader, seeds, rendering
 
 
 def _cell(metrics: dict[str, Any] | None) -> str:
@@ -16,22 +25,21 @@ def _cell(metrics: dict[str, Any] | None) -> str:
     return f"{metrics['strict']:.3f} / {metrics['loose']:.3f} (n={int(metrics['n'])})"
 
 
-def summary_markdown(params: Params, headline: dict[str, Any]) -> str:
+def summary_markdown(grid: SummaryGrid, headline: dict[str, Any]) -> str:
     """One table per (dataset, ratio): rows = methods, columns = probes (strict / loose)."""
     lines = [
         "# TPBench summary",
         "",
-        f"Reader: `{params.reader.backend}` `{params.reader.model}`; seeds {list(params.seeds)};"
-        f" render `{params.render}`. Cells: strict / loose (n = answers per seed, averaged).",
+        f"{grid.about} Cells: strict / loose (n = answers per seed, averaged).",
         "",
     ]
-    for dataset in params.datasets:
-        for ratio in params.ratios:
+    for dataset in grid.datasets:
+        for ratio in grid.ratios:
             lines += [f"## {dataset}, r = {ratio}", ""]
             lines.append("| method | " + " | ".join(PROBE_ORDER) + " |")
             lines.append("|---|" + "---|" * len(PROBE_ORDER))
-            for method in params.methods:
-                by_probe = headline.get(dataset, {}).get(method, {}).get(ratio_name(ratio), {})
+            for method in grid.methods:
+                by_probe = headline.get(dataset, {}).get(method, {}).get(ratio, {})
                 cells = " | ".join(_cell(by_probe.get(p)) for p in PROBE_ORDER)
                 lines.append(f"| {method} | {cells} |")
             lines.append("")

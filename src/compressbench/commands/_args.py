@@ -1,12 +1,22 @@
-"""Small argument parsers shared by the TPBench subcommands."""
+"""Argument types and argument groups shared by the subcommands (each defined once here).
+
+An argument type raises ``argparse.ArgumentTypeError`` naming the allowed values (a plain
+``ValueError`` would be replaced by argparse's "invalid value"); the CLI's parser turns it into
+one line on stderr and exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TypeVar
+import os
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+PROBE_TYPES = ("P1", "P2", "P3")
+_bad = argparse.ArgumentTypeError
 
 
 def csv_of(kind: Callable[[str], T]) -> Callable[[str], list[T]]:
@@ -18,7 +28,7 @@ def csv_of(kind: Callable[[str], T]) -> Callable[[str], list[T]]:
             raise argparse.ArgumentTypeError("expected a comma-separated list")
         try:
             return [kind(s) for s in items]
-        except ValueError as exc:
+        except (ValueError, argparse.ArgumentTypeError) as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
@@ -26,15 +36,90 @@ def csv_of(kind: Callable[[str], T]) -> Callable[[str], list[T]]:
 
 def ratio(text: str) -> float:
     """A retained fraction in (0, 1]."""
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise _bad(f"ratio {text!r} is not a number in (0, 1]") from None
     if not 0 < value <= 1:
-        raise ValueError(f"ratio {text} is not in (0, 1]")
+        raise _bad(f"ratio {text} is not in (0, 1]")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise _bad(f"{text!r} is not an integer >= 1") from None
+    if value < 1:
+        raise _bad(f"{text} is not an integer >= 1")
     return value
 
 
 def probe_type(text: str) -> str:
     """``p1``/``P1`` ... -> ``P1``."""
     value = text.strip().upper()
-    if value not in ("P1", "P2", "P3"):
-        raise ValueError(f"unknown probe {text!r} (p1, p2, p3)")
+    if value not in PROBE_TYPES:
+        raise _bad(f"unknown probe {text!r}; allowed: p1, p2, p3")
     return value
+
+
+def output_file(text: str) -> str:
+    """A file path the command may create: not a folder, under a folder that exists (or can be
+    made) and is writable. Checked before any work, so a bad path costs nothing."""
+    path = Path(text)
+    if path.is_dir():
+        raise _bad(f"{text} is a folder, not a file")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise _bad(f"cannot create {text}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK):
+        raise _bad(f"cannot create {text}: {parent} is not writable")
+    return text
+
+
+def one_of(known: Callable[[], Collection[str]], what: str) -> Callable[[str], str]:
+    """argparse type: a name from a registry (``known()`` is called only when parsing, so
+    building the parser imports no registry)."""
+
+    def parse(text: str) -> str:
+        names = known()
+        if text not in names:
+            raise _bad(f"unknown {what} {text!r}; allowed: {', '.join(sorted(names))}")
+        return text
+
+    return parse
+
+
+def _method_names() -> list[str]:
+    from compressbench.compress.registry import known_methods
+
+    return known_methods()
+
+
+method_name = one_of(_method_names, "method")
+
+
+def _corpus_names() -> list[str]:
+    from compressbench.corpora.loaders import CORPUS_LOADERS
+
+    return sorted(CORPUS_LOADERS)
+
+
+def add_corpus_args(parser: argparse.ArgumentParser, corpus_group: Any = None) -> None:
+    """``--corpus NAME --path DIR --splits a,b``: which corpus files a command reads.
+    ``--corpus`` is required, or joins ``corpus_group`` (a required mutually exclusive group
+    of the other sources of the command's input)."""
+    names = _corpus_names()
+    (corpus_group or parser).add_argument(
+        "--corpus",
+        required=corpus_group is None,
+        choices=names,
+        help=f"corpus loader ({', '.join(names)})",
+    )
+    parser.add_argument("--path", help="corpus directory or file (default: the packaged copy)")
+    parser.add_argument(
+        "--splits", type=csv_of(str), help="comma-separated split folders (default: all present)"
+    )

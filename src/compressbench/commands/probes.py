@@ -8,8 +8,15 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from compressbench.commands._args import csv_of, probe_type, ratio
-from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
+from compressbench.commands._args import (
+    add_corpus_args,
+    csv_of,
+    output_file,
+    positive_int,
+    probe_type,
+    ratio,
+)
+from compressbench.corpora.loaders import load_corpus
 from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
 from compressbench.tpbench.probes import (
@@ -29,10 +36,7 @@ def _override(text: str) -> tuple[str, list[float]]:
     name, sep, values = text.partition("=")
     if not sep:
         raise argparse.ArgumentTypeError(f"expected PROBE=R1,R2, got {text!r}")
-    try:
-        return probe_type(name), csv_of(ratio)(values)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return probe_type(name), csv_of(ratio)(values)
 
 
 def _corpus_probes(args: argparse.Namespace) -> Iterator[ProbeRecord]:
@@ -43,13 +47,20 @@ def _corpus_probes(args: argparse.Namespace) -> Iterator[ProbeRecord]:
 
 
 def _released(args: argparse.Namespace) -> Iterator[ProbeRecord]:
-    probes = released_probes(read_released(args.released))
-    return (p for p in probes.values() if p.probe_type in args.probes)
+    probes = [
+        p
+        for p in released_probes(read_released(args.released)).values()
+        if p.probe_type in args.probes
+    ]
+    if not probes:
+        raise InputError(
+            f"no full_context rows of probe types {', '.join(args.probes)}",
+            file=args.released,
+        )
+    return iter(probes)
 
 
 def run(args: argparse.Namespace) -> int:
-    if (args.corpus is None) == (args.released is None):
-        raise InputError("give exactly one of --corpus and --released", field="source")
     records = list(_released(args) if args.released else _corpus_probes(args))
     write_jsonl(args.output, (r.to_row() for r in records))
     counts = Counter((r.probe_type, r.seed, r.ratio) for r in records)
@@ -71,10 +82,9 @@ def register(subparsers: Any) -> None:
             "rows instead (their full_context rows)."
         ),
     )
-    p.add_argument("--corpus", choices=sorted(CORPUS_LOADERS), help="corpus to sample from")
-    p.add_argument("--path", help="corpus directory (default: the packaged copy, if any)")
-    p.add_argument("--splits", type=csv_of(str), help="comma-separated splits (default: all)")
-    p.add_argument("--released", help="TPBench released probe JSONL instead of a corpus")
+    source = p.add_mutually_exclusive_group(required=True)
+    add_corpus_args(p, corpus_group=source)
+    source.add_argument("--released", help="TPBench released probe JSONL instead of a corpus")
     p.add_argument(
         "--probes",
         type=csv_of(probe_type),
@@ -90,6 +100,10 @@ def register(subparsers: Any) -> None:
         metavar="PROBE=R,..",
         help="ratios for one probe type (e.g. p3=0.3); repeatable",
     )
-    p.add_argument("--n", type=int, default=DEFAULT_N, help=f"questions per cell ({DEFAULT_N})")
-    p.add_argument("--output", required=True, help="probe JSONL (written atomically)")
+    p.add_argument(
+        "--n", type=positive_int, default=DEFAULT_N, help=f"questions per cell ({DEFAULT_N})"
+    )
+    p.add_argument(
+        "--output", required=True, type=output_file, help="probe JSONL (written atomically)"
+    )
     p.set_defaults(func=run)

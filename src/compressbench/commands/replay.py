@@ -7,7 +7,8 @@ import logging
 from collections import Counter
 from typing import Any
 
-from compressbench.commands._args import csv_of
+from compressbench.commands._args import csv_of, output_file
+from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
 from compressbench.tpbench.contexts import RENDER_CHOICES
 from compressbench.tpbench.released import read_released
@@ -18,6 +19,14 @@ log = logging.getLogger(__name__)
 
 def run(args: argparse.Namespace) -> int:
     rows = list(read_released(args.input))
+    present = sorted({r.method for r in rows})
+    unknown = sorted(set(args.methods or ()) - set(present))
+    if unknown:
+        raise InputError(
+            f"--methods {', '.join(unknown)} not among the released methods; "
+            f"allowed: {', '.join(present)}",
+            file=args.input,
+        )
     records = list(replay(rows, args.render, args.methods))
     write_jsonl(args.output, (r.to_row() for r in records))
     summary = summarize(records)
@@ -46,7 +55,9 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("--input", required=True, help="released probe JSONL (.gz ok)")
-    p.add_argument("--output", required=True, help="replay JSONL (written atomically)")
+    p.add_argument(
+        "--output", required=True, type=output_file, help="replay JSONL (written atomically)"
+    )
     p.add_argument(
         "--render",
         choices=RENDER_CHOICES,

@@ -6,6 +6,7 @@ import argparse
 import logging
 from typing import Any
 
+from compressbench.commands._args import output_file
 from compressbench.tpbench.scoring.rescore import PROBES, rescore_file
 
 log = logging.getLogger(__name__)
@@ -28,5 +29,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--probe", required=True, choices=sorted(PROBES))
     p.add_argument("--input", required=True, help="input JSONL (.gz ok)")
-    p.add_argument("--output", required=True, help="output JSONL (written atomically)")
+    p.add_argument(
+        "--output", required=True, type=output_file, help="output JSONL (written atomically)"
+    )
     p.set_defaults(func=run)

@@ -10,14 +10,18 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compressbench.commands._args import csv_of, ratio
+from compressbench.commands._args import (
+    add_corpus_args,
+    csv_of,
+    method_name,
+    output_file,
+    positive_int,
+    ratio,
+)
 from compressbench.config import load_params
-from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
+from compressbench.corpora.loaders import load_corpus
 from compressbench.jsonl import write_jsonl
-from compressbench.pipeline.stages import retention_setup
-from compressbench.readers.registry import get_reader
 from compressbench.tpbench.retention import SLOT_TYPES, retention_rows
-from compressbench.tpbench.retention_kv import kv_kept_text_fns
 from compressbench.tpbench.retention_log import RetentionLog
 
 DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
@@ -68,23 +72,27 @@ def default_log_path(output: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The KV side (presses, readers) loads only when the command runs, not to build the CLI.
+    from compressbench.pipeline.stages.retention import retention_setup
+    from compressbench.readers.registry import get_reader
+    from compressbench.tpbench.retention_reader import LazyReader
+
     dialogues = itertools.islice(
         load_corpus(args.corpus, args.path, args.splits), args.max_dialogues
     )
     if args.params:
-        kv_fns, method_params = retention_setup(load_params(args.params), args.methods)
+        setup = retention_setup(load_params(args.params))
     else:
-        kv_fns = kv_kept_text_fns(args.methods, {}, lambda: get_reader("hf"))
-        method_params = {m: {"reader": "hf-default"} for m in kv_fns}
+        reader = LazyReader(lambda: get_reader("hf"))
+        setup = {"reader": reader, "reader_identity": {"reader": "hf-default"}}
     log = None if args.no_log else RetentionLog(args.log or default_log_path(args.output))
     rows = retention_rows(
         dialogues,
         args.methods,
         args.ratios,
-        kept_text_fns=kv_fns,
-        method_params=method_params,
+        **setup,
         log=log,
-        progress=lambda it: tqdm(it, desc="retention", unit="dlg"),
+        progress=lambda it: tqdm(it, desc="retention", unit="dlg", disable=None),
     )
     write_jsonl(args.output, rows)
     print(format_table(rows))
@@ -103,13 +111,11 @@ def register(subparsers: Any) -> None:
             "(phrase-bounded); for every P3-eligible one, do the initial goal and both survive?"
         ),
     )
-    p.add_argument("--corpus", required=True, choices=sorted(CORPUS_LOADERS))
-    p.add_argument("--path", help="corpus directory (default: the packaged copy, if any)")
-    p.add_argument("--splits", type=csv_of(str), help="comma-separated splits (default: all)")
+    add_corpus_args(p)
     p.add_argument("--ratios", type=csv_of(ratio), default=DEFAULT_RATIOS)
     p.add_argument(
         "--methods",
-        type=csv_of(str),
+        type=csv_of(method_name),
         required=True,
         help="turn selectors or KV press presets (presets run the default SmolLM2 reader, "
         "or the reader of --params)",
@@ -119,12 +125,21 @@ def register(subparsers: Any) -> None:
         help="a project's params.yaml: its method_params (e.g. a local llmlingua2 model or another "
         "encoder) and, for KV presses, its reader (default: built-in parameters, HF SmolLM2)",
     )
-    p.add_argument("--output", required=True, help="JSONL, one row per (dataset, method, ratio)")
     p.add_argument(
-        "--max-dialogues", type=int, default=None, help="only the first N dialogues (corpus order)"
+        "--output",
+        required=True,
+        type=output_file,
+        help="JSONL, one row per (dataset, method, ratio)",
+    )
+    p.add_argument(
+        "--max-dialogues",
+        type=positive_int,
+        default=None,
+        help="only the first N dialogues (corpus order)",
     )
     p.add_argument(
         "--log",
+        type=output_file,
         help="per-dialogue outcome log: a rerun or a resumed run reuses what it holds "
         "(default: OUT.events.jsonl beside --output)",
     )

@@ -10,8 +10,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compressbench.commands._args import csv_of
-from compressbench.corpora.loaders import CORPUS_LOADERS, load_corpus
+from compressbench.commands._args import add_corpus_args, output_file
+from compressbench.corpora.loaders import load_corpus
 from compressbench.jsonl import atomic_writer, write_jsonl
 from compressbench.tpbench.transitions import (
     Transition,
@@ -61,9 +61,7 @@ def register(subparsers: Any) -> None:
             "alias-excluded, value-absent, P2- and P3-eligible events; print the table."
         ),
     )
-    p.add_argument("--corpus", required=True, choices=sorted(CORPUS_LOADERS))
-    p.add_argument("--path", help="corpus directory (default: the packaged copy, if any)")
-    p.add_argument("--splits", type=csv_of(str), help="comma-separated splits (default: all)")
-    p.add_argument("--output", help="statistics JSON (written atomically)")
-    p.add_argument("--events", help="also write every change event as JSONL")
+    add_corpus_args(p)
+    p.add_argument("--output", type=output_file, help="statistics JSON (written atomically)")
+    p.add_argument("--events", type=output_file, help="also write every change event as JSONL")
     p.set_defaults(func=run)

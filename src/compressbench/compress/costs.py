@@ -12,15 +12,17 @@ theoretical scaling factors, not measured speedups: the experimental budget ``r`
 (selectors) or cache entries (KV presses), and a turn fraction is not a token fraction.
 
 For KV-cache presses the reader still prefills the whole context, so the prefill attention term is
-unchanged (ratio 1) while the stored cache shrinks to the kept fraction of entries:
-:func:`kv_context_cost` records exactly that.
+unchanged (ratio 1) while the stored cache shrinks to the kept fraction of entries. Two records
+say so: :func:`kv_context_cost`, the *nominal* cost written with the context before anything
+ran (the requested fraction of the cache), and :func:`kv_measured_cost`, the cost of one
+generation from the cache entries its press actually kept (its KV record).
 
 Everything here is a pure function of its inputs; tokenizers are passed in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -100,7 +102,9 @@ class ContextCost:
     ``q`` is the token retention fraction when a tokenizer was given (``q_unit`` =
     ``"reader_tokens"``), else the character fraction (``q_unit`` = ``"characters"``) as a
     stated approximation; for KV presses it is the kept fraction of cache entries
-    (``q_unit`` = ``"kv_cache_entries"``).
+    (``q_unit`` = ``"kv_cache_entries"``). ``basis`` says where the kept amount comes from:
+    ``"kept_text"`` (measured on the compressed text) or ``"nominal"`` (a KV press's requested
+    budget; the measured one is :class:`KVCacheCost`).
     """
 
     n_turns: int
@@ -118,6 +122,7 @@ class ContextCost:
     prefill_attention_scaling: float  # q**2 (1.0 for KV presses: prefill is not reduced)
     kv_memory_ratio: float  # 1 / q
     prefill_attention_ratio: float  # 1 / q**2
+    basis: str = "kept_text"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,15 +178,14 @@ def kv_context_cost(
     context_tokens: int,
     kept_entries_per_layer: Sequence[int],
 ) -> ContextCost:
-    """Cost record of a KV-cache press: the text is intact, the cache keeps a fraction.
+    """Nominal cost record of a KV-cache press, written before generation: the text is
+    intact, the cache is to keep the given entries (the requested budget).
 
     ``q`` = mean kept cache entries per layer / context tokens compressed. The prefill still
-    reads the whole context, so the prefill-attention scaling and ratio are 1.
+    reads the whole context, so the prefill-attention scaling and ratio are 1. What a press
+    really kept is in each answer's :func:`kv_measured_cost`.
     """
-    if not kept_entries_per_layer:
-        raise ValueError("kept_entries_per_layer is empty")
-    mean_kept = sum(kept_entries_per_layer) / len(kept_entries_per_layer)
-    q = retention_fraction(mean_kept, context_tokens)
+    q = _kv_q(context_tokens, kept_entries_per_layer)
     return ContextCost(
         n_turns=n_turns,
         kept_turns=n_turns,
@@ -192,6 +196,65 @@ def kv_context_cost(
         tokens_full=context_tokens,
         tokens_kept=context_tokens,
         token_fraction=1.0,
+        q=q,
+        q_unit="kv_cache_entries",
+        kv_memory_scaling=kv_memory_scaling(q),
+        prefill_attention_scaling=1.0,
+        kv_memory_ratio=kv_memory_ratio(q),
+        prefill_attention_ratio=1.0,
+        basis="nominal",
+    )
+
+
+def _kv_q(context_tokens: int, kept_entries_per_layer: Sequence[int]) -> float:
+    """Mean kept entries over layers / context tokens."""
+    if not kept_entries_per_layer:
+        raise ValueError("kept_entries_per_layer is empty")
+    mean_kept = sum(kept_entries_per_layer) / len(kept_entries_per_layer)
+    return retention_fraction(mean_kept, context_tokens)
+
+
+@dataclass(frozen=True)
+class KVCacheCost:
+    """Measured cost of one generation under a KV press, from its KV record.
+
+    ``q`` = kept cache entries averaged over layers / ``context_tokens`` (the tokens prefilled
+    under the press: the system prompt and dialogue in ``context_only`` mode, the whole prompt
+    in ``full_prompt`` mode). The prefill reads every context token, so its attention scaling
+    and ratio are 1; the stored cache scales as ``q``.
+    """
+
+    mode: str | None
+    context_tokens: int
+    question_tokens: int
+    kept_entries_mean: float
+    kept_entries_min: int
+    kept_entries_max: int
+    q: float
+    q_unit: str
+    kv_memory_scaling: float  # q
+    prefill_attention_scaling: float  # 1.0: prefill is not reduced
+    kv_memory_ratio: float  # 1 / q
+    prefill_attention_ratio: float  # 1.0
+    basis: str = "measured"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def kv_measured_cost(record: Mapping[str, Any]) -> KVCacheCost:
+    """The cost a KV record implies (``context_tokens``, ``kept_entries_per_layer``,
+    optional ``question_tokens`` and ``mode``)."""
+    kept = [int(k) for k in record["kept_entries_per_layer"]]
+    context_tokens = int(record["context_tokens"])
+    q = _kv_q(context_tokens, kept)
+    return KVCacheCost(
+        mode=record.get("mode"),
+        context_tokens=context_tokens,
+        question_tokens=int(record.get("question_tokens") or 0),
+        kept_entries_mean=sum(kept) / len(kept),
+        kept_entries_min=min(kept),
+        kept_entries_max=max(kept),
         q=q,
         q_unit="kv_cache_entries",
         kv_memory_scaling=kv_memory_scaling(q),

@@ -6,6 +6,9 @@
 * ``plain`` - the kept turns' raw texts in order joined by a single space (the published form of
   the content-aware selectors).
 
+Each method has a published style; ``render_mode`` ``published`` keeps it, ``markers`` or
+``plain`` forces one style on every method.
+
 ``i`` is the turn's own index and SPEAKER its own speaker; loaders guarantee that turn 0 is USER
 and speakers alternate, so this equals the spec's parity rule (even -> USER, odd -> SYSTEM).
 """
@@ -17,6 +20,8 @@ from collections.abc import Callable, Sequence
 from compressbench.corpora.model import Turn
 
 Renderer = Callable[[Sequence[Turn], Sequence[int]], str]
+PUBLISHED = "published"  # each method's own published style
+RENDER_CHOICES: tuple[str, ...] = (PUBLISHED, "markers", "plain")
 
 
 def marker_line(turn: Turn) -> str:
@@ -47,3 +52,10 @@ def render(turns: Sequence[Turn], keep: Sequence[int], style: str = "markers") -
     except KeyError:
         raise KeyError(f"unknown render style {style!r}; known: {', '.join(RENDERERS)}") from None
     return fn(turns, keep)
+
+
+def render_style(published: str, render_mode: str = PUBLISHED) -> str:
+    """The style a method gets: its ``published`` one, or the one forced for every method."""
+    if render_mode not in RENDER_CHOICES:
+        raise ValueError(f"unknown render mode {render_mode!r}; known: {', '.join(RENDER_CHOICES)}")
+    return published if render_mode == PUBLISHED else render_mode

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from compressbench.errors import InputError
 
 USER = "USER"
 SYSTEM = "SYSTEM"
@@ -71,25 +74,41 @@ def dialogue_to_dict(d: Dialogue) -> dict[str, object]:
     }
 
 
-def dialogue_from_dict(row: dict[str, object]) -> Dialogue:
-    """Inverse of :func:`dialogue_to_dict` (input is trusted: written by the corpora stage)."""
-    turns_raw = row["turns"]
-    assert isinstance(turns_raw, list)
-    turns = tuple(
-        Turn(
-            index=i,
-            speaker=t["speaker"],
-            text=t["text"],
-            state=None if t["state"] is None else {k: tuple(v) for k, v in t["state"].items()},
-        )
-        for i, t in enumerate(turns_raw)
-    )
+def dialogue_from_dict(
+    row: dict[str, Any], *, file: str | None = None, record: str | None = None
+) -> Dialogue:
+    """Inverse of :func:`dialogue_to_dict`; a malformed record raises InputError naming
+    ``file``, ``record`` and the field."""
+
+    def fail(field: str, message: str) -> InputError:
+        return InputError(message, file=file, record=record, field=field)
+
+    for key in ("dataset", "dialogue_id", "turns"):
+        if key not in row:
+            raise fail(key, "missing required field")
+    if not isinstance(row["turns"], list):
+        raise fail("turns", f"expected a list, got {type(row['turns']).__name__}")
+    turns = []
+    for i, t in enumerate(row["turns"]):
+        try:
+            state = t["state"]
+            turns.append(
+                Turn(
+                    index=i,
+                    speaker=str(t["speaker"]),
+                    text=str(t["text"]),
+                    state=None if state is None else {k: tuple(v) for k, v in state.items()},
+                )
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise fail(f"turns[{i}]", f"malformed turn ({type(exc).__name__}: {exc})") from None
     services = row.get("services") or []
-    assert isinstance(services, list)
+    if not isinstance(services, list):
+        raise fail("services", f"expected a list, got {type(services).__name__}")
     return Dialogue(
         dataset=str(row["dataset"]),
         dialogue_id=str(row["dialogue_id"]),
-        turns=turns,
+        turns=tuple(turns),
         split=str(row.get("split", "")),
         services=tuple(services),
         source=str(row.get("source", "")),

@@ -160,17 +160,33 @@ def _parse_file(path: Path, *, dataset: str, carry_forward: bool) -> list[Dialog
             f"top level must be a JSON list of dialogues, got {_kind(records)}", file=str(path)
         )
     file, split = str(path), path.parent.name
-    return [
-        parse_dialogue(
+    dialogues: list[Dialogue] = []
+    first_index: dict[str, int] = {}
+    for i, raw in enumerate(records):
+        d = parse_dialogue(
             raw, index=i, file=file, split=split, dataset=dataset, carry_forward=carry_forward
         )
-        for i, raw in enumerate(records)
-    ]
+        if d.dialogue_id in first_index:
+            raise InputError(
+                f"duplicate dialogue id (first at #{first_index[d.dialogue_id]})",
+                file=file,
+                record=f"{d.dialogue_id} (#{i})",
+                field="dialogue_id",
+            )
+        first_index[d.dialogue_id] = i
+        dialogues.append(d)
+    return dialogues
 
 
 def load_schema_guided(
     path: str | Path, splits: Sequence[str] | None, *, dataset: str, carry_forward: bool
 ) -> Iterator[Dialogue]:
-    """Dialogues of every dialogue file of a corpus, in file order (see :mod:`files`)."""
+    """Dialogues of every dialogue file of a corpus, in file order (see :mod:`files`); a
+    corpus without a single dialogue is an error."""
+    n = 0
     for file in iter_dialogue_files(path, splits):
-        yield from parse_file(file, dataset=dataset, carry_forward=carry_forward)
+        dialogues = parse_file(file, dataset=dataset, carry_forward=carry_forward)
+        n += len(dialogues)
+        yield from dialogues
+    if n == 0:
+        raise InputError("empty corpus: its dialogue files hold no dialogues", file=str(path))

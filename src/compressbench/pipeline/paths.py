@@ -1,4 +1,9 @@
-"""Where every stage writes (one folder per stage under ``data/``; relative to the repo root)."""
+"""Where every stage writes (one folder per stage under ``data/``; relative to the repo root).
+
+Each location is one template with ``{dataset}``, ``{method}`` and ``{ratio}`` fields: the
+stages format it, and ``dvc.yaml`` is generated from the same templates (see
+:mod:`compressbench.pipeline.declare`), so a stage and its DVC outputs cannot disagree.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,41 @@ from pathlib import Path
 
 DATA = Path("data")
 
+CORPUS = "data/corpora/{dataset}.jsonl.gz"
+TRANSITIONS = "data/transitions/{dataset}.json"
+RETENTION = "metrics/retention/{dataset}.json"
+PROBES = "data/probes/{dataset}/{ratio}.jsonl"
+CONTEXTS = "data/contexts/{dataset}/{method}/{ratio}.jsonl"
+ANSWERS = "data/answers/{dataset}/{method}/{ratio}.jsonl"
+ANSWER_STATS = "data/answers/{dataset}/{method}/{ratio}.stats.json"
+SCORES = "data/scores/{dataset}/{method}/{ratio}.jsonl"
+
+METRICS_FILE = Path("metrics") / "tpbench.json"
+SUMMARY_FILE = Path("reports") / "summary.md"
+MANIFEST_FILE = Path("reports") / "manifest.json"
+
 
 def ratio_name(ratio: float) -> str:
     """A ratio as it appears in file and DVC stage names (``0.3``)."""
     return repr(float(ratio))
 
 
+def fill(template: str, dataset: str = "", method: str = "", ratio: float | None = None) -> Path:
+    """A template's path for one dataset (and method, ratio)."""
+    r = "" if ratio is None else ratio_name(ratio)
+    return Path(template.format(dataset=dataset, method=method, ratio=r))
+
+
 def corpus_file(dataset: str) -> Path:
-    return DATA / "corpora" / f"{dataset}.jsonl.gz"
+    return fill(CORPUS, dataset)
 
 
 def transitions_file(dataset: str) -> Path:
-    return DATA / "transitions" / f"{dataset}.json"
+    return fill(TRANSITIONS, dataset)
 
 
 def retention_file(dataset: str) -> Path:
-    return Path("metrics") / "retention" / f"{dataset}.json"
+    return fill(RETENTION, dataset)
 
 
 def retention_log(dataset: str) -> Path:
@@ -31,7 +55,7 @@ def retention_log(dataset: str) -> Path:
 
 
 def probes_file(dataset: str, ratio: float) -> Path:
-    return DATA / "probes" / dataset / f"{ratio_name(ratio)}.jsonl"
+    return fill(PROBES, dataset, ratio=ratio)
 
 
 @dataclass(frozen=True)
@@ -42,26 +66,21 @@ class CellFiles:
     method: str
     ratio: float
 
-    def _path(self, stage: str, suffix: str = ".jsonl") -> Path:
-        return DATA / stage / self.dataset / self.method / f"{ratio_name(self.ratio)}{suffix}"
+    def _path(self, template: str) -> Path:
+        return fill(template, self.dataset, self.method, self.ratio)
 
     @property
     def contexts(self) -> Path:
-        return self._path("contexts")
+        return self._path(CONTEXTS)
 
     @property
     def answers(self) -> Path:
-        return self._path("answers")
+        return self._path(ANSWERS)
 
     @property
     def answer_stats(self) -> Path:
-        return self._path("answers", ".stats.json")
+        return self._path(ANSWER_STATS)
 
     @property
     def scores(self) -> Path:
-        return self._path("scores")
-
-
-METRICS_FILE = Path("metrics") / "tpbench.json"
-SUMMARY_FILE = Path("reports") / "summary.md"
-MANIFEST_FILE = Path("reports") / "manifest.json"
+        return self._path(SCORES)

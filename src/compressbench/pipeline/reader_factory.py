@@ -42,9 +42,14 @@ BACKEND_PARAMS: dict[str, Callable[[ReaderSpec], dict[str, Any]]] = {
 }
 
 
+def _model_only(spec: ReaderSpec) -> dict[str, Any]:
+    return {"model": spec.model}
+
+
 def build_reader(spec: ReaderSpec) -> Reader:
-    """The reader named by ``spec.backend`` with its parameters."""
-    return get_reader(spec.backend, **BACKEND_PARAMS[spec.backend](spec))
+    """The reader named by ``spec.backend`` with its parameters (a backend registered at run
+    time, e.g. an in-process reader in a test, gets ``model`` only)."""
+    return get_reader(spec.backend, **BACKEND_PARAMS.get(spec.backend, _model_only)(spec))
 
 
 def reader_tokenizer(spec: ReaderSpec) -> Any:

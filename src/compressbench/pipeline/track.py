@@ -1,26 +1,95 @@
 """Log a pipeline invocation to MLflow: a parent run, one child per (dataset, probe, seed,
-ratio, method, reader) cell with parameters, provenance tags, metrics and the scored file."""
+ratio, method, reader) cell with parameters, provenance tags, metrics, the scored file, the
+per-probe answers table, the probe set as a dataset input and the cell's real compute times."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from compressbench.config import Params
+from compressbench.jsonl import read_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.answer_table import answer_table
 from compressbench.pipeline.paths import CellFiles
-from compressbench.tracking import log_cell, start_pipeline_run
+from compressbench.tracking import DatasetFile, log_cell, split_numeric, start_pipeline_run
 
 STAGE = "metrics"
+TABLE_FILE = "answers.json"
 
 
-def log_to_mlflow(
-    params: Params,
-    per_seed: Sequence[tuple[CellFiles, str, int, dict[str, float], dict[str, Any]]],
-) -> None:
+@dataclass(frozen=True)
+class CellGroup:
+    """One cell run's worth of results: a (probe type, seed) group of one cell's files."""
+
+    files: CellFiles
+    probe_type: str
+    seed: int
+    metrics: dict[str, float]
+    stats: dict[str, Any]
+    rows: Sequence[Mapping[str, Any]]  # the group's scored answers
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _stats_fields(stats: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+    """Throughput metrics plus the flattened ``kv`` summary (numbers as metrics, the rest as
+    params) of a cell's ``.stats.json``."""
+    metrics = {
+        "cell_wall_seconds": float(stats.get("generation_seconds", 0.0)),
+        "cell_tokens_per_s": float(stats.get("tokens_per_s", 0.0)),
+        "cell_model_calls": float(stats.get("model_calls", 0)),
+    }
+    kv_metrics, kv_params = split_numeric(stats.get("kv") or {}, prefix="kv.")
+    return {**metrics, **kv_metrics}, kv_params
+
+
+def _log_group(parent: Any, params: Params, group: CellGroup, contexts: list[dict]) -> None:
+    cell, stats = group.files, group.stats
+    extra_metrics, kv_params = _stats_fields(stats)
+    probes = paths.probes_file(cell.dataset, cell.ratio)
+    log_cell(
+        parent,
+        {
+            "dataset": cell.dataset,
+            "probe": group.probe_type,
+            "seed": group.seed,
+            "ratio": cell.ratio,
+            "method": cell.method,
+            "reader": stats["model_id"],
+        },
+        params={
+            "reader_backend": stats["backend"],
+            "render": params.render,
+            "n_per_cell": params.n_per_cell,
+            "decoding": stats.get("decoding", {}),
+            **kv_params,
+        },
+        metrics={**group.metrics, **extra_metrics},
+        artifacts=[cell.scores],
+        model_id=stats["model_id"],
+        model_revision=stats["model_revision"],
+        stage=f"scores@{cell.dataset}-{cell.method}-{cell.ratio}",
+        inputs=[probes, cell.contexts, cell.answers],
+        outputs=[cell.scores],
+        table=answer_table(contexts, group.rows, contexts_file=cell.contexts),
+        table_file=TABLE_FILE,
+        datasets=[DatasetFile(probes)],
+        started_at=_optional_float(stats.get("compute_started_at")),
+        ended_at=_optional_float(stats.get("compute_ended_at")),
+    )
+
+
+def log_to_mlflow(params: Params, groups: Sequence[CellGroup]) -> None:
+    """One parent run for the whole grid, one child run per group (contexts read once)."""
     run_params = dataclasses.asdict(params)
     run_params.pop("source", None)
+    contexts: dict[Path, list[dict]] = {}
     with start_pipeline_run(
         "tpbench",
         run_params,
@@ -28,37 +97,11 @@ def log_to_mlflow(
         experiment=params.tracking.experiment,
         stage=STAGE,
     ) as parent:
-        for cell, probe_type, seed, metrics, stats in per_seed:
-            wall = float(stats.get("generation_seconds", 0.0))
-            log_cell(
-                parent,
-                {
-                    "dataset": cell.dataset,
-                    "probe": probe_type,
-                    "seed": seed,
-                    "ratio": cell.ratio,
-                    "method": cell.method,
-                    "reader": stats["model_id"],
-                },
-                params={
-                    "reader_backend": stats["backend"],
-                    "render": params.render,
-                    "n_per_cell": params.n_per_cell,
-                    "decoding": stats.get("decoding", {}),
-                },
-                metrics={
-                    **metrics,
-                    "cell_wall_seconds": wall,
-                    "cell_tokens_per_s": float(stats.get("tokens_per_s", 0.0)),
-                    "cell_model_calls": float(stats.get("model_calls", 0)),
-                },
-                artifacts=[cell.scores],
-                model_id=stats["model_id"],
-                model_revision=stats["model_revision"],
-                stage=f"scores@{cell.dataset}-{cell.method}-{cell.ratio}",
-                inputs=[cell.contexts, cell.answers],
-                outputs=[cell.scores],
-            )
+        for group in groups:
+            file = group.files.contexts
+            if file not in contexts:
+                contexts[file] = list(read_jsonl(file))
+            _log_group(parent, params, group, contexts[file])
 
 
 def log_retention(

@@ -9,9 +9,12 @@ retries of a remote API (HTTP 429/5xx) belong to that backend.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from compressbench.jsonl import canonical_json
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,9 @@ class Generation:
 
     ``raw`` is the decoded new text; ``json_text`` the last flat JSON object in it that parses
     (None if none); ``error`` is None, ``"no-json"`` or ``"exception:<Type>:<msg>"``.
-    ``provenance`` names backend, model id, revision and decoding parameters.
+    ``provenance`` names backend, model id, revision and decoding parameters. ``record`` is
+    what a method hook (a KV press) reported for this generation, JSON-ready (see
+    :func:`json_record`); None when no hook ran.
     """
 
     id: str
@@ -45,6 +50,7 @@ class Generation:
     tokens_out: int = 0
     seconds: float = 0.0
     provenance: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] | None = None
 
     @property
     def output_text(self) -> str:
@@ -65,6 +71,16 @@ class Generation:
     def from_dict(cls, row: Mapping[str, Any]) -> Generation:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in row.items() if k in names})
+
+
+def json_record(record: Any) -> dict[str, Any] | None:
+    """A hook's record (an object with ``to_dict()`` or a mapping) as plain JSON data with
+    sorted keys, so a fresh record and one read back from the cache are equal byte for byte."""
+    if record is None:
+        return None
+    raw = record.to_dict() if hasattr(record, "to_dict") else dict(record)
+    out: dict[str, Any] = json.loads(canonical_json(raw))
+    return out
 
 
 @runtime_checkable

@@ -5,6 +5,10 @@ decoding parameters incl. ``max_new_tokens`` and ``max_input_tokens``). The requ
 part of the key: two probes with the same prompt share one answer. Generations whose
 generation itself raised (``error = "exception:..."``) are returned but never stored, so a
 rerun tries them again; everything stored is never regenerated.
+
+Each row also keeps the method hook's ``record`` (e.g. what a KV press measured; nullable) and
+when its batch was computed (``started_at`` / ``created_at``, epoch seconds). A file written
+before those columns existed is migrated in place (``ALTER TABLE``); its answers stay.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from compressbench.errors import InputError
 from compressbench.jsonl import canonical_json
-from compressbench.readers.base import ChatRequest, Generation, Reader
+from compressbench.readers.base import ChatRequest, Generation, Reader, json_record
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +34,13 @@ CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
     request TEXT NOT NULL,
     generation TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    record TEXT,
+    started_at REAL
 )
 """
+# Columns added after the first schema; an older file gets them by ALTER TABLE (rows kept).
+_ADDED_COLUMNS = (("record", "TEXT"), ("started_at", "REAL"))
 _QUERY_CHUNK = 500  # stay below sqlite's bound-variable limit
 
 
@@ -60,9 +69,27 @@ class AnswerCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:  # not an sqlite file, or a corrupt one
+            self._db.close()
+            raise InputError(f"unreadable answer cache ({exc})", file=str(self.path)) from exc
+
+    def _migrate(self) -> None:
+        """Add the columns an older cache file lacks (one transaction; answers untouched)."""
+        if not self._missing_columns():
+            return
+        with self._transaction():
+            for name, decl in self._missing_columns():  # re-read under the write lock
+                self._db.execute(f"ALTER TABLE answers ADD COLUMN {name} {decl}")
+                log.info("answer cache %s: added column %s", self.path, name)
+
+    def _missing_columns(self) -> list[tuple[str, str]]:
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+        return [(name, decl) for name, decl in _ADDED_COLUMNS if name not in have]
 
     def __enter__(self) -> AnswerCache:
         return self
@@ -81,14 +108,24 @@ class AnswerCache:
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Generation]:
         """The cached generations among ``keys`` (missing keys are absent)."""
+        return {key: entry.generation for key, entry in self.entries(keys).items()}
+
+    def entries(self, keys: Iterable[str]) -> dict[str, CacheEntry]:
+        """The cached generations among ``keys`` with when they were computed."""
         wanted = list(dict.fromkeys(keys))
-        found: dict[str, Generation] = {}
+        found: dict[str, CacheEntry] = {}
         for i in range(0, len(wanted), _QUERY_CHUNK):
             chunk = wanted[i : i + _QUERY_CHUNK]
             marks = ",".join("?" * len(chunk))
-            sql = f"SELECT key, generation FROM answers WHERE key IN ({marks})"
-            for key, blob in self._db.execute(sql, chunk):
-                found[key] = Generation.from_dict(json.loads(blob))
+            sql = (
+                "SELECT key, generation, record, started_at, created_at FROM answers "
+                f"WHERE key IN ({marks})"
+            )
+            for key, blob, record, started, created in self._db.execute(sql, chunk):
+                gen = Generation.from_dict(json.loads(blob))
+                gen.record = None if record is None else json.loads(record)
+                start = started if started is not None else created - gen.seconds
+                found[key] = CacheEntry(gen, float(start), float(created))
         return found
 
     def put(
@@ -96,17 +133,36 @@ class AnswerCache:
     ) -> None:
         self.put_many([(key, generation, request)])
 
-    def put_many(self, items: Iterable[tuple[str, Generation, Mapping[str, Any] | None]]) -> int:
-        """Store items in one transaction; an existing key is kept, never overwritten."""
+    def put_many(
+        self,
+        items: Iterable[tuple[str, Generation, Mapping[str, Any] | None]],
+        *,
+        started_at: float | None = None,
+        ended_at: float | None = None,
+    ) -> int:
+        """Store items in one transaction; an existing key is kept, never overwritten.
+
+        ``started_at`` / ``ended_at``: when the batch of these generations ran (epoch seconds;
+        ``ended_at`` defaults to now and is stored as ``created_at``).
+        """
+        created = time.time() if ended_at is None else ended_at
         rows = [
-            (key, canonical_json(dict(req or {})), canonical_json(gen.to_dict()), time.time())
+            (
+                key,
+                canonical_json(dict(req or {})),
+                canonical_json({k: v for k, v in gen.to_dict().items() if k != "record"}),
+                created,
+                None if gen.record is None else canonical_json(gen.record),
+                started_at,
+            )
             for key, gen, req in items
         ]
         with self._transaction():
             before = self._db.total_changes
             self._db.executemany(
-                "INSERT OR IGNORE INTO answers (key, request, generation, created_at) "
-                "VALUES (?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO answers "
+                "(key, request, generation, created_at, record, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 rows,
             )
             return self._db.total_changes - before
@@ -124,6 +180,16 @@ class _Txn:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """A stored generation and when its batch ran (epoch seconds). Rows stored before
+    ``started_at`` was kept start at ``created_at`` minus the generation's own seconds."""
+
+    generation: Generation
+    started_at: float
+    ended_at: float
 
 
 @dataclass
@@ -147,6 +213,14 @@ class CachedRun:
     generations: list[Generation]
     keys: list[str]  # the cache key of each request, in order
     stats: CacheStats = field(default_factory=CacheStats)
+    # (started, ended) epoch seconds of the batch that computed each request's answer
+    spans: list[tuple[float, float]] = field(default_factory=list)
+
+    def compute_window(self) -> tuple[float, float] | None:
+        """First start and last end of the work behind these answers (None if no answers)."""
+        if not self.spans:
+            return None
+        return min(s for s, _ in self.spans), max(e for _, e in self.spans)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -174,12 +248,15 @@ def generate_cached(
     """Answers for ``requests`` in order: cached ones looked up, only misses generated.
 
     Misses are generated in length-sorted chunks of ``commit_every`` and committed after each
-    chunk, so a crash loses at most the chunk in flight.
+    chunk, so a crash loses at most the chunk in flight. A fresh generation's ``record`` is
+    returned as a cache hit would return it (:func:`json_record`).
     """
     start = time.perf_counter()
     stats = CacheStats(requests=len(requests))
     keys = [cache_key(reader, r) for r in requests]
-    found = cache.get_many(keys)
+    entries = cache.entries(keys)
+    found = {key: e.generation for key, e in entries.items()}
+    spans = {key: (e.started_at, e.ended_at) for key, e in entries.items()}
     first_of: dict[str, int] = {}
     for i, key in enumerate(keys):
         if key in found:
@@ -196,11 +273,14 @@ def generate_cached(
     try:
         for chunk in _chunks(misses, size):
             batch = [requests[i] for i in chunk]
+            began = time.time()
             gens = reader.generate(batch)
+            ended = time.time()
             if len(gens) != len(batch):
                 raise RuntimeError(
                     f"reader {reader.name} returned {len(gens)} rows for {len(batch)}"
                 )
+            gens = [replace(g, record=json_record(g.record)) for g in gens]
             stats.model_calls += len(batch)
             keep = [
                 (keys[i], g, key_payload(reader, requests[i]))
@@ -208,8 +288,9 @@ def generate_cached(
                 if not g.is_exception
             ]
             stats.not_stored += len(batch) - len(keep)
-            stats.stored += cache.put_many(keep)
+            stats.stored += cache.put_many(keep, started_at=began, ended_at=ended)
             found.update({keys[i]: g for i, g in zip(chunk, gens, strict=True)})
+            spans.update({keys[i]: (began, ended) for i in chunk})
             if bar is not None:
                 bar.update(len(batch))
                 bar.set_postfix(hits=stats.hits, errors=stats.not_stored)
@@ -219,7 +300,7 @@ def generate_cached(
     stats.seconds = time.perf_counter() - start
     out = [replace(found[key], id=req.id) for key, req in zip(keys, requests, strict=True)]
     log.info("reader %s: %s", reader.name, stats.as_dict())
-    return CachedRun(out, keys, stats)
+    return CachedRun(out, keys, stats, [spans[key] for key in keys])
 
 
 def _progress(total: int, enabled: bool, reader: Reader) -> Any:

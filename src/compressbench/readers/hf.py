@@ -2,7 +2,9 @@
 
 Loads a Hub id, a local directory or a GGUF file. Batches are length-sorted and left-padded;
 on the default reader in fp32 on CPU they give exactly the one-at-a-time greedy answers
-(tested). A KV press plugs in through ``press`` and the single method ``_generate_batch``.
+(tested). A KV press plugs in through ``press`` and the single method ``_generate_batch``; the
+records the hook appends to its ``records`` list (one per prompt) ride on each row's
+:class:`Generation` as ``record``.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ import copy
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from compressbench.readers import chat
-from compressbench.readers.base import ChatRequest, Generation, provenance
+from compressbench.readers.base import ChatRequest, Generation, json_record, provenance
 from compressbench.readers.env import hub_commit, model_sha256
 from compressbench.readers.postprocess import from_exception, from_text
 
@@ -27,7 +29,8 @@ class PressHook(Protocol):
     """Generation under a KV press (see ``compressbench.compress.kv``).
 
     Gets the left-padded batch and the greedy generation kwargs; returns the new token ids
-    ``[batch, new_tokens]`` (rows may be padded with ``pad_token_id`` after eos).
+    ``[batch, new_tokens]`` (rows may be padded with ``pad_token_id`` after eos). A hook may
+    keep a ``records`` list and append one record per prompt, in the order of ``prompts``.
     """
 
     def __call__(
@@ -189,6 +192,7 @@ class HFReader:
         ids = [[self.pad_token_id] * (width - len(r.ids)) + r.ids for r in batch]
         mask = [[0] * (width - len(r.ids)) + [1] * len(r.ids) for r in batch]
         start = time.perf_counter()
+        mark = self._records_mark()
         try:
             new = self._generate_batch(
                 [r.prompt for r in batch],
@@ -210,9 +214,35 @@ class HFReader:
                 )
             ]
         seconds = (time.perf_counter() - start) / len(batch)
+        records = self._new_records(mark, batch)
         return [
-            self._decode(row, new[j].tolist(), seconds, len(batch)) for j, row in enumerate(batch)
+            replace(self._decode(row, new[j].tolist(), seconds, len(batch)), record=records[j])
+            for j, row in enumerate(batch)
         ]
+
+    def _records_mark(self) -> int:
+        """How many records the press hook holds before a call (0 without a hook)."""
+        return len(getattr(self.press, "records", None) or ())
+
+    def _new_records(self, mark: int, batch: list[_Row]) -> list[dict[str, Any] | None]:
+        """The hook's records of one call, one per row in the order the hook got the prompts.
+
+        The hook appends one record per prompt of the batch (rows as batched, length-sorted),
+        so entry ``j`` belongs to ``batch[j]``. A hook without ``records`` gives None; a count
+        that does not match the batch is logged and gives None rather than a wrong pairing.
+        """
+        records = getattr(self.press, "records", None)
+        if records is None:
+            return [None] * len(batch)
+        new = list(records[mark:])
+        if len(new) != len(batch):
+            log.warning(
+                "press hook added %d records for a batch of %d; records dropped",
+                len(new),
+                len(batch),
+            )
+            return [None] * len(batch)
+        return [json_record(r) for r in new]
 
     def _decode(self, row: _Row, new_ids: list[int], seconds: float, batch_len: int) -> Generation:
         n = len(new_ids)

@@ -7,11 +7,12 @@ errors. A request that still fails becomes a row with ``error="exception:..."``.
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -36,7 +37,9 @@ class OpenAIReader:
     """Parameters: ``model`` (served model name), ``base_url`` / ``api_key`` (default
     ``$OPENAI_BASE_URL`` / ``$OPENAI_API_KEY``), ``model_id`` / ``revision`` (provenance),
     ``concurrency``, ``max_retries``, ``backoff_base`` / ``backoff_max`` (seconds),
-    ``timeout`` (seconds per HTTP request), ``seed`` (sent when set).
+    ``timeout`` (seconds per HTTP request), ``seed`` (sent when set), ``response_format``
+    (sent as is when set, e.g. a JSON-schema structured-output request; part of
+    :meth:`decoding`, so it is in the cache key).
     """
 
     name = "openai"
@@ -55,6 +58,7 @@ class OpenAIReader:
         backoff_max: float = 60.0,
         timeout: float = 120.0,
         seed: int | None = None,
+        response_format: Mapping[str, Any] | None = None,
     ) -> None:
         import openai
 
@@ -77,6 +81,7 @@ class OpenAIReader:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.seed = seed
+        self.response_format = None if response_format is None else dict(response_format)
         self._lock = threading.Lock()
         self._rng = random.Random()
         self.stats = {"calls": 0, "retries": 0, "failures": 0}
@@ -85,6 +90,8 @@ class OpenAIReader:
         out: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0}
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.response_format is not None:
+            out["response_format"] = copy.deepcopy(self.response_format)
         return out
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
@@ -129,6 +136,8 @@ class OpenAIReader:
 
     def _create(self, req: ChatRequest) -> Any:
         extra: dict[str, Any] = {} if self.seed is None else {"seed": self.seed}
+        if self.response_format is not None:
+            extra["response_format"] = self.response_format
         return self.client.chat.completions.create(
             model=self.model,
             messages=[

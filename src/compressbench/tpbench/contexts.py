@@ -1,9 +1,10 @@
 """Per-method contexts and reader prompts of a probe (spec §3.8-§3.11).
 
-For a probe and a method (a selector name): ``k`` from the selector's budget rule at the probe's
-ratio (§3.10), the kept turns from the selector, the context rendered in the selector's
-published style (``markers`` for positional selectors, ``plain`` for content-aware ones) or in a
-style forced for every method, then the prompt, its template hash and the task id (§6).
+For a probe and a method (any registered name, see :mod:`compressbench.compress.registry`):
+the method compresses the probe's dialogue turns at the probe's ratio (a selector: ``k`` from
+its budget rule, §3.10, the kept turns rendered in its published style or in a style forced
+for every method; a press: the whole dialogue, the press applied by the reader), then the
+prompt, its template hash and the task id (§6).
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from compressbench.compress.budgets import budget_k
-from compressbench.compress.render import render
-from compressbench.compress.selectors import get_selector
+from compressbench.compress.method import Compression, Method, Source
+from compressbench.compress.registry import get_method
+from compressbench.compress.render import PUBLISHED, RENDER_CHOICES
+from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.selectors.base import TurnSelector
 from compressbench.corpora.model import Turn
 from compressbench.tpbench.probes import ProbeRecord
 from compressbench.tpbench.prompts import build_prompt, task_id
 
-PUBLISHED = "published"
-RENDER_CHOICES: tuple[str, ...] = (PUBLISHED, "markers", "plain")
+__all__ = ["PUBLISHED", "RENDER_CHOICES", "ContextRecord", "build_context", "probe_context"]
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,37 @@ class ContextRecord:
         return row
 
 
-def render_style(selector: TurnSelector, render_mode: str = PUBLISHED) -> str:
-    """The rendering a method gets: its published one, or the one forced for all."""
-    if render_mode not in RENDER_CHOICES:
-        raise ValueError(f"unknown render mode {render_mode!r}; known: {', '.join(RENDER_CHOICES)}")
-    return selector.published_render if render_mode == PUBLISHED else render_mode
+def context_record(
+    probe_id: str, probe_type: str, method: str, comp: Compression, slot_human: str = ""
+) -> ContextRecord:
+    """The record of one compression: its context, the prompt around it, the task id."""
+    prompt = build_prompt(probe_type, comp.text, slot_human)
+    return ContextRecord(
+        probe_id=probe_id,
+        probe_type=probe_type,
+        method=method,
+        ratio=comp.ratio,
+        k_turns=comp.budget,
+        kept_turn_ids=comp.kept_ids,
+        render=comp.render,
+        compressed_text_used=comp.text,
+        prompt_system=prompt.system,
+        prompt_user=prompt.user,
+        template_sha16=prompt.template_sha16,
+        task_id=task_id(
+            probe_id,
+            method,
+            probe_type,
+            comp.ratio,
+            prompt.template_sha16,
+            prompt.system,
+            prompt.user,
+        ),
+    )
+
+
+def _as_method(method: str, selector: TurnSelector | None) -> Method:
+    return get_method(method) if selector is None else SelectorMethod(method, selector, {})
 
 
 def build_context(
@@ -69,31 +96,25 @@ def build_context(
     slot_human: str = "",
     selector: TurnSelector | None = None,
     render_mode: str = PUBLISHED,
+    compressor: Method | None = None,
 ) -> ContextRecord:
-    """Select, render and prompt one probe with one method (``selector`` overrides the lookup
-    of ``method`` in the selector registry)."""
-    sel = selector if selector is not None else get_selector(method)
-    k = budget_k(len(turns), ratio, sel.budget_rule)
-    keep = tuple(sel.select(turns, k, probe_id))
-    style = render_style(sel, render_mode)
-    text = render(turns, keep, style)
-    prompt = build_prompt(probe_type, text, slot_human)
-    return ContextRecord(
-        probe_id=probe_id,
-        probe_type=probe_type,
-        method=method,
-        ratio=ratio,
-        k_turns=k,
-        kept_turn_ids=tuple(turns[p].index for p in keep),
-        render=style,
-        compressed_text_used=text,
-        prompt_system=prompt.system,
-        prompt_user=prompt.user,
-        template_sha16=prompt.template_sha16,
-        task_id=task_id(
-            probe_id, method, probe_type, ratio, prompt.template_sha16, prompt.system, prompt.user
-        ),
-    )
+    """Compress, render and prompt one probe with one method.
+
+    ``method`` labels the record; the compression is done by ``compressor``, else by
+    ``selector`` (a bare turn selector), else by the registered method named ``method``.
+    """
+    m = compressor or _as_method(method, selector)
+    comp = m.compress(Source(turns, key=probe_id, render=render_mode), ratio)
+    return context_record(probe_id, probe_type, method, comp, slot_human)
+
+
+def probe_compression(
+    probe: ProbeRecord, method: str, compressor: Method, *, render_mode: str = PUBLISHED
+) -> tuple[ContextRecord, Compression]:
+    """One probe compressed by ``compressor``: its record and the :class:`Compression`."""
+    source = Source(probe.dialogue_turns(), key=probe.probe_id, render=render_mode)
+    comp = compressor.compress(source, probe.ratio)
+    return context_record(probe.probe_id, probe.probe_type, method, comp, probe.slot_human), comp
 
 
 def probe_context(
@@ -104,13 +125,5 @@ def probe_context(
     selector: TurnSelector | None = None,
 ) -> ContextRecord:
     """:func:`build_context` for a probe record."""
-    return build_context(
-        probe_id=probe.probe_id,
-        probe_type=probe.probe_type,
-        turns=probe.dialogue_turns(),
-        ratio=probe.ratio,
-        method=method,
-        slot_human=probe.slot_human,
-        selector=selector,
-        render_mode=render_mode,
-    )
+    m = _as_method(method, selector)
+    return probe_compression(probe, method, m, render_mode=render_mode)[0]

@@ -112,9 +112,22 @@ def parse_row(row: Mapping[str, Any], *, file: str, line: int) -> ReleasedRow:
 
 
 def read_released(path: str | Path) -> Iterator[ReleasedRow]:
-    """Validated rows of a released probe JSONL file."""
-    for line, row in enumerate(read_jsonl(path), start=1):
-        yield parse_row(row, file=str(path), line=line)
+    """Validated rows of a released probe JSONL file: one row per (dialogue id, probe type,
+    method, ratio); a repeated one or a file without rows is an error."""
+    first_line: dict[tuple[str, str, str, float], int] = {}
+    for line, raw in enumerate(read_jsonl(path), start=1):
+        row = parse_row(raw, file=str(path), line=line)
+        key = (row.dialogue_id, row.probe_type, row.method, row.ratio)
+        if key in first_line:
+            raise row.error(
+                f"duplicate row {row.dialogue_id} {row.probe_type} {row.method} r={row.ratio} "
+                f"(first at line {first_line[key]})",
+                "dialogue_id",
+            )
+        first_line[key] = line
+        yield row
+    if not first_line:
+        raise InputError("no released probe rows", file=str(path))
 
 
 def parse_marked_context(text: str) -> tuple[Turn, ...]:

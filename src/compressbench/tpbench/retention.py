@@ -3,9 +3,10 @@
 For every P2-eligible change event: does the current value survive compression, i.e. occur
 as a complete phrase (spec §1.2 matcher on §1.1-normalised text) in the kept text? For every
 P3-eligible event: does the initial goal (the first sentence of the first user turn, the P1
-gold) survive the same way, and do both survive (joint)? The kept text is the kept turns'
-own texts joined by newlines: turn markers are left out so that a value such as "user" cannot
-match a ``USER:`` label.
+gold) survive the same way, and do both survive (joint)? The kept text is what each method
+reports (:meth:`~compressbench.compress.method.Method.retained_text`): a turn selector's kept
+turns' own texts joined by newlines (turn markers are left out so that a value such as "user"
+cannot match a ``USER:`` label); a KV press's kept cache positions, decoded.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressbench.compress.budgets import budget_k
-from compressbench.compress.selectors import get_selector
-from compressbench.compress.selectors.base import TurnSelector
-from compressbench.corpora.model import Dialogue, Turn
-from compressbench.text.normalize import dataset_key, normalize_value, phrase_occurs
+from compressbench.compress.method import Method, ReaderHook, Source
+from compressbench.compress.registry import get_method
+from compressbench.corpora.model import Dialogue
+from compressbench.text.normalize import dataset_key, humanize_slot, normalize_value, phrase_occurs
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
 from compressbench.tpbench.probes import probe_id_for
+from compressbench.tpbench.prompts import build_prompt
 from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint
 from compressbench.tpbench.transitions import Transition, dialogue_transitions
 
@@ -47,11 +48,6 @@ def slot_type(slot: str) -> str:
     return next((group for group, pattern in SLOT_TYPES if pattern.search(s)), "other")
 
 
-def kept_text(turns: Sequence[Turn], keep: Iterable[int]) -> str:
-    """The kept turns' texts in order, one per line, without markers."""
-    return "\n".join(turns[i].text for i in sorted(keep))
-
-
 def survives(phrase: str, text: str, dataset: str) -> bool:
     """True iff the normalised phrase occurs at phrase boundaries in the normalised text."""
     ds = dataset_key(dataset)
@@ -62,13 +58,20 @@ def survives(phrase: str, text: str, dataset: str) -> bool:
 KeptTextFn = Callable[[Dialogue, Transition, float], str]
 
 
-def selector_kept_text(selector: TurnSelector) -> KeptTextFn:
-    """Kept text of a turn selector at a ratio (its own budget rule)."""
+def method_kept_text(method: Method, reader: ReaderHook | None = None) -> KeptTextFn:
+    """The kept text of any method at a ratio, as the method reports it
+    (:meth:`~compressbench.compress.method.Method.retained_text`): for a text method its kept
+    units' own texts; for a press the kept cache positions of the event's P2 prompt (full
+    context, rendered as the reader sees it) prefilled on ``reader``'s model."""
 
     def kept(dialogue: Dialogue, t: Transition, ratio: float) -> str:
-        k = budget_k(dialogue.n_turns, ratio, selector.budget_rule)
         pid = probe_id_for(dialogue.dataset, dialogue.dialogue_id, t.event_index)
-        return kept_text(dialogue.turns, selector.select(dialogue.turns, k, pid))
+
+        def p2_prompt(context: str) -> tuple[str, str]:
+            prompt = build_prompt("P2", context, humanize_slot(t.slot))
+            return prompt.system, prompt.user
+
+        return method.retained_text(Source(dialogue.turns, key=pid), ratio, p2_prompt, reader)
 
     return kept
 
@@ -136,22 +139,31 @@ def retention_rows(
     methods: Sequence[str],
     ratios: Sequence[float],
     *,
-    kept_text_fns: dict[str, KeptTextFn] | None = None,
     method_params: dict[str, Any] | None = None,
+    reader: ReaderHook | None = None,
+    reader_identity: dict[str, Any] | None = None,
+    kept_text_fns: dict[str, KeptTextFn] | None = None,
     log: RetentionLog | None = None,
     progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda x: x,
 ) -> list[dict[str, Any]]:
     """One row per (dataset, method, ratio): ``n``, the three retention rates, ``seconds``.
 
-    ``kept_text_fns`` supplies the kept text of methods that are not turn selectors (KV
-    presses); every other method is looked up in the selector registry and built with its
-    ``method_params``. With a ``log``, every (dialogue, method, ratio) it already holds is
-    reused and every new one is appended as soon as its dialogue is done (resumable runs);
-    ``seconds`` then counts the time the outcomes took when they were measured.
+    Every method is built from the registry with its ``method_params``; methods that need the
+    reader measure on ``reader`` and their log fingerprint adds ``reader_identity``.
+    ``kept_text_fns`` replaces the kept text of some methods. With a ``log``, every (dialogue,
+    method, ratio) it already holds is reused and every new one is appended as soon as its
+    dialogue is done (resumable runs); ``seconds`` then counts the time the outcomes took when
+    they were measured.
     """
     given, mp = kept_text_fns or {}, method_params or {}
-    fns = {m: given.get(m) or selector_kept_text(get_selector(m, **mp.get(m, {}))) for m in methods}
-    prints = {m: method_fingerprint(m, mp.get(m)) for m in methods}
+    built = {m: get_method(m, mp.get(m)) for m in methods if m not in given}
+    fns = {m: given.get(m) or method_kept_text(built[m], reader) for m in methods}
+
+    def fingerprint_params(m: str) -> dict[str, Any]:
+        needs_reader = m in built and built[m].needs_reader
+        return {**mp.get(m, {}), **((reader_identity or {}) if needs_reader else {})}
+
+    prints = {m: method_fingerprint(m, fingerprint_params(m)) for m in methods}
     counts: dict[tuple[str, str, float], RetentionCounts] = defaultdict(RetentionCounts)
     seconds: dict[tuple[str, str, float], float] = defaultdict(float)
     for dialogue in progress(dialogues):

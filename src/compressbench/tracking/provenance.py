@@ -11,6 +11,7 @@ import hashlib
 import importlib.metadata
 import json
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -26,9 +27,11 @@ __all__ = [
     "MANIFEST_NAME",
     "TRACKED_PACKAGES",
     "GitInfo",
+    "environment_record",
     "find_repo_root",
     "git_info",
     "hash_paths",
+    "installed_distributions",
     "iter_files",
     "path_digest",
     "read_manifest",
@@ -194,6 +197,36 @@ def software_env(packages: Iterable[str] = TRACKED_PACKAGES) -> dict[str, str]:
             env[dist] = version
     env.update(_cuda_facts())
     return env
+
+
+def installed_distributions() -> list[dict[str, str]]:
+    """Every installed distribution as ``{"name", "version"}``, sorted by normalised name.
+
+    When a name is installed twice (two folders on ``sys.path``), the first one found (the one
+    ``import`` would see) is kept.
+    """
+    found: dict[str, dict[str, str]] = {}
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"]
+        if not name:
+            continue
+        key = re.sub(r"[-_.]+", "-", name).lower()  # PEP 503 normalised name
+        found.setdefault(key, {"name": name, "version": dist.version})
+    return [found[k] for k in sorted(found)]
+
+
+def environment_record() -> dict[str, Any]:
+    """The complete software environment: python, platform, every installed distribution and
+    the sha256 of the canonical JSON of that distribution list (``distributions_sha256``)."""
+    dists = installed_distributions()
+    canonical = json.dumps(dists, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "distributions": dists,
+        "distributions_sha256": hashlib.sha256(canonical.encode()).hexdigest(),
+    }
 
 
 def iter_files(path: str | Path, *, exclude: Iterable[Path] = ()) -> Iterator[Path]:

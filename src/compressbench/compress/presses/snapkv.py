@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compressbench.compress.kv import compression_ratio_for, register_press_preset
+from compressbench.compress.kv.presets import compression_ratio_for, register_press_preset
 
 
 @register_press_preset("snapkv", default_mode="full_prompt")

@@ -1,7 +1,9 @@
 """Turn selectors; importing this package registers every built-in selector."""
 
+from typing import Any
+
 from compressbench.compress.selectors import attention_h2o, embedding_mmr, llmlingua2, positional
-from compressbench.compress.selectors.base import SELECTORS, get_selector, register_selector
+from compressbench.compress.selectors.base import SELECTORS, TurnSelector, register_selector
 
 __all__ = [
     "SELECTORS",
@@ -12,3 +14,13 @@ __all__ = [
     "positional",
     "register_selector",
 ]
+
+
+def get_selector(name: str, **params: Any) -> TurnSelector:
+    """Build a registered selector by name with its keyword parameters."""
+    try:
+        factory = SELECTORS[name]
+    except KeyError:
+        known = ", ".join(sorted(SELECTORS))
+        raise KeyError(f"unknown selector {name!r}; known: {known}") from None
+    return factory(**params)

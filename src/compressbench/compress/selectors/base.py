@@ -39,18 +39,6 @@ def register_selector(name: str) -> Callable[[SelectorFactory], SelectorFactory]
     return deco
 
 
-def get_selector(name: str, **params: Any) -> TurnSelector:
-    """Build a registered selector by name with its keyword parameters."""
-    from compressbench.compress import selectors  # noqa: F401  (imports register every selector)
-
-    try:
-        factory = SELECTORS[name]
-    except KeyError:
-        known = ", ".join(sorted(SELECTORS))
-        raise KeyError(f"unknown selector {name!r}; known: {known}") from None
-    return factory(**params)
-
-
 class FeatureMemo:
     """A small LRU of per-dialogue features (embeddings, attention or label scores), keyed by
     the turn texts: several probes, budgets and ratios of one dialogue compute them once."""

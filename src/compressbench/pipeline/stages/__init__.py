@@ -1,24 +1,48 @@
-"""One module per DVC stage; each reads the previous stage's files and writes its own atomically.
+"""One module per DVC stage; each declares what it reads next to its function (``@stage``).
 
-corpora -> transitions -> probes -> contexts -> answers -> scores -> metrics (see ``dvc.yaml``).
+:data:`STAGES` lists them in ``dvc.yaml`` order. Stage modules load lazily, so running one
+stage never imports another's dependencies: ``stages.stage_scores`` imports only
+``stages/scores.py``.
 """
 
-from compressbench.pipeline.stages.answers import stage_answers
-from compressbench.pipeline.stages.contexts import stage_contexts
-from compressbench.pipeline.stages.corpora import stage_corpora, stage_transitions
-from compressbench.pipeline.stages.metrics import stage_metrics
-from compressbench.pipeline.stages.probes import stage_probes
-from compressbench.pipeline.stages.retention import retention_setup, stage_retention
-from compressbench.pipeline.stages.scores import stage_scores
+from __future__ import annotations
 
-__all__ = [
-    "retention_setup",
-    "stage_answers",
-    "stage_contexts",
-    "stage_corpora",
-    "stage_metrics",
-    "stage_probes",
-    "stage_retention",
-    "stage_scores",
-    "stage_transitions",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from compressbench.pipeline.declare import StageDecl
+
+# Stage name == module name, in pipeline order (the order of dvc.yaml).
+STAGES: tuple[str, ...] = (
+    "corpora",
+    "transitions",
+    "retention",
+    "probes",
+    "contexts",
+    "answers",
+    "scores",
+    "metrics",
+)
+
+
+def declaration(name: str) -> StageDecl:
+    """The :class:`~compressbench.pipeline.declare.StageDecl` of stage ``name``."""
+    if name not in STAGES:
+        raise KeyError(f"unknown stage {name!r}; known: {', '.join(STAGES)}")
+    module = importlib.import_module(f"{__name__}.{name}")
+    decl: StageDecl = getattr(module, f"stage_{name}").declaration
+    return decl
+
+
+def declarations() -> list[StageDecl]:
+    """Every stage's declaration, in pipeline order."""
+    return [declaration(name) for name in STAGES]
+
+
+def __getattr__(attr: str) -> Any:
+    """``stages.stage_<name>``: the declared stage function (imports its module on first use)."""
+    name = attr.removeprefix("stage_")
+    if attr.startswith("stage_") and name in STAGES:
+        return declaration(name).run
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

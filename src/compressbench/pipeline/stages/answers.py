@@ -7,15 +7,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from compressbench.compress.kv import KVPressHook, get_press
-from compressbench.compress.methods import (
-    is_kv_method,
-    kv_method,
-)
+from compressbench.compress.registry import get_method
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.stages.answer_records import (
+    kv_summary,
+    measured_fields,
+    warn_fallbacks,
+)
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.cache import AnswerCache, generate_cached
@@ -50,6 +52,20 @@ ANSWER_CARRY = (
 )
 
 
+@stage(
+    "answers",
+    over=("dataset", "method", "ratio"),
+    params=("reader", "method_params"),  # method_params: the press preset and its mode
+    code=(
+        "compress",
+        "readers",
+        "pipeline/reader_factory.py",
+        "pipeline/stages/rows.py",
+        "pipeline/stages/answer_records.py",
+    ),
+    deps=(paths.CONTEXTS,),
+    outs=(paths.ANSWERS, Out(paths.ANSWER_STATS, cache=False)),
+)
 def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Ask the reader every prompt of a cell; cached answers are never regenerated.
 
@@ -69,14 +85,9 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         for row in contexts
     ]
     reader = build_reader(spec)
-    if is_kv_method(method):
-        kv = kv_method(method, params.method_params.get(method, {}))
-        hook = KVPressHook(
-            get_press(kv.preset, ratio, **kv.overrides),
-            mode=kv.mode,
-            preset=kv.preset,
-            max_input_tokens=spec.max_input_tokens,
-        )
+    compressor = get_method(method, params.method_params.get(method))
+    hook = compressor.reader_hook(ratio, max_input_tokens=spec.max_input_tokens)
+    if hook is not None:  # the method runs inside the reader (a KV press)
         reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
     with AnswerCache(answer_cache_path()) as cache:
         run = generate_cached(reader, requests, cache)
@@ -93,10 +104,17 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
             "model_id": reader.model_id,
             "model_revision": reader.revision,
             "cache_key": key,
+            **measured_fields(gen.record),
         }
         for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
     ]
     write_jsonl(cell.answers, answer_rows)
+    records = [g.record for g in run.generations]
+    kv = None
+    if getattr(reader, "press", None) is not None or any(r is not None for r in records):
+        kv = kv_summary(records)
+        warn_fallbacks(f"answers {dataset} {method} r={ratio}", kv)
+    window = run.compute_window()
     generation_seconds = sum(g.seconds for g in run.generations)
     tokens_out = sum(g.tokens_out for g in run.generations)
     stats = {
@@ -111,6 +129,9 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         "model_id": reader.model_id,
         "model_revision": reader.revision,
         "decoding": reader.decoding(),
+        "kv": kv,
+        "compute_started_at": window[0] if window else None,
+        "compute_ended_at": window[1] if window else None,
     }
     write_json(cell.answer_stats, stats, default=str)
     return cell.answers

@@ -9,27 +9,55 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from compressbench.compress.costs import context_cost, kv_context_cost
-from compressbench.compress.methods import (
-    TURN_BUDGET_UNIT,
-    is_kv_method,
-    kv_method,
-    method_selector,
-)
-from compressbench.compress.selectors import get_selector
+from compressbench.compress.method import Source
+from compressbench.compress.registry import get_method
 from compressbench.config import Params
+from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.reader_factory import reader_tokenizer
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
-from compressbench.tpbench.contexts import probe_context
-from compressbench.tpbench.probes import read_probes
+from compressbench.tpbench.contexts import probe_compression
+from compressbench.tpbench.probes import ProbeRecord, read_probes
 
 log = logging.getLogger(__name__)
 
-# Fields of a probe that travel with its context to the answers and scores stages.
+
+def cell_probes(dataset: str, ratio: float) -> list[ProbeRecord]:
+    """The probes of a cell: its ratio's probes file is the one source of the ratio, so a
+    probe built at another ratio is bad input."""
+    path = paths.probes_file(dataset, ratio)
+    probes = list(read_probes(path))
+    for probe in probes:
+        if probe.ratio != ratio:
+            raise InputError(
+                f"ratio {probe.ratio} in the probes file of ratio {ratio}",
+                file=str(path),
+                record=probe.probe_id,
+                field="ratio",
+            )
+    return probes
 
 
+@stage(
+    "contexts",
+    over=("dataset", "method", "ratio"),
+    params=("render", "method_params", "reader"),  # reader: its tokenizer counts the cost
+    code=(
+        "compress",
+        "readers",
+        "tpbench/contexts.py",
+        "tpbench/probes.py",
+        "tpbench/prompts.py",
+        "tpbench/goals.py",
+        "tpbench/transitions.py",
+        "pipeline/reader_factory.py",
+        "pipeline/stages/rows.py",
+    ),
+    deps=(paths.CORPUS, paths.PROBES),
+    outs=(paths.CONTEXTS,),
+)
 def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Compress every probe's dialogue with one method and render its prompt.
 
@@ -38,29 +66,22 @@ def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> P
     (retained turns, characters, reader tokens, theoretical prefill / KV-memory ratios).
     """
     cell = paths.CellFiles(dataset, method, ratio)
-    probes = list(read_probes(paths.probes_file(dataset, ratio)))
-    method_params = params.method_params.get(method, {})
-    kv = kv_method(method, method_params) if is_kv_method(method) else None
-    selector = method_selector(method, None if kv else method_params)
+    probes = cell_probes(dataset, ratio)
+    compressor = get_method(method, params.method_params.get(method))
+    full = get_method("full_context")
     tokenizer = reader_tokenizer(params.reader)
-    full = get_selector("full_context")
 
     def rows() -> Iterator[dict[str, Any]]:
         for probe in tqdm(probes, desc=f"contexts {dataset} {method} {ratio}", unit="probe"):
-            ctx = probe_context(probe, method, render_mode=params.render, selector=selector)
+            ctx, comp = probe_compression(probe, method, compressor, render_mode=params.render)
             row = ctx.to_row()
             row.update({k: getattr(probe, k) for k in PROBE_FIELDS})
             row["n_turns"] = probe.n_turns
-            row["budget_unit"] = kv.record(ratio)["budget_unit"] if kv else TURN_BUDGET_UNIT
-            row["kv"] = kv.record(ratio) if kv else None
-            full_text = probe_context(probe, "full_context", selector=full).compressed_text_used
-            cost = context_cost(
-                full_text, ctx.compressed_text_used, probe.n_turns, ctx.kept_turn_ids, tokenizer
-            )
-            if kv:  # nominal: the press keeps the fraction r of the context's cache entries
-                tokens = cost.tokens_full or cost.chars_full
-                cost = kv_context_cost(full_text, probe.n_turns, tokens, [int(tokens * ratio)])
-            row["cost"] = cost.to_dict()
+            row["budget_unit"] = comp.budget_unit
+            row["kv"] = comp.press
+            whole = Source(probe.dialogue_turns(), key=probe.probe_id)
+            full_text = full.compress(whole, comp.ratio).text
+            row["cost"] = compressor.cost(comp, full_text, tokenizer).to_dict()
             yield row
 
     write_jsonl(cell.contexts, rows())

@@ -1,4 +1,4 @@
-"""The corpora and transitions stages: materialise a corpus, count its turning points."""
+"""The corpora stage: materialise a corpus as deterministic gzipped JSONL."""
 
 from __future__ import annotations
 
@@ -9,19 +9,27 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.corpora.model import dialogue_to_dict
-from compressbench.jsonl import atomic_writer, dumps, write_json
+from compressbench.jsonl import atomic_writer, dumps
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.sources import corpus_dialogues
-from compressbench.pipeline.stages.rows import read_corpus
-from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 
 log = logging.getLogger(__name__)
 
-# Fields of a probe that travel with its context to the answers and scores stages.
 
-
+@stage(
+    "corpora",
+    over=("dataset",),
+    params=("corpora",),
+    code=("corpora", "pipeline/sources.py"),
+    outs=(paths.CORPUS,),
+    # The source (package data, a local folder, a pinned download) is read every time; its
+    # output bytes are deterministic, so an unchanged source stops here.
+    always_changed=True,
+)
 def stage_corpora(params: Params, dataset: str) -> Path:
-    """Materialise a corpus as deterministic gzipped JSONL (same source -> same bytes)."""
+    """Materialise a corpus as deterministic gzipped JSONL (same source -> same bytes; its source
+    is read every run)."""
     out = paths.corpus_file(dataset)
     n = 0
     with (
@@ -33,13 +41,4 @@ def stage_corpora(params: Params, dataset: str) -> Path:
             fh.write(dumps(dialogue_to_dict(dialogue)) + "\n")
             n += 1
     log.info("corpora %s: %d dialogues -> %s", dataset, n, out)
-    return out
-
-
-def stage_transitions(params: Params, dataset: str) -> Path:
-    """Statistics of the corpus's turning points (a DVC metrics file)."""
-    rows = corpus_stats(corpus_transitions(read_corpus(dataset)), dataset)
-    out = paths.transitions_file(dataset)
-    write_json(out, {"rows": [r.to_row() for r in rows]})
-    print(format_table(rows))
     return out

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.analysis.aggregate import by_probe_seed, cell_metrics, seed_means
-from compressbench.analysis.report import summary_markdown
+from compressbench.analysis.report import SummaryGrid, summary_markdown
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.track import log_to_mlflow
+from compressbench.pipeline.declare import ALL_PARAMS, Out, stage
+from compressbench.pipeline.track import CellGroup, log_to_mlflow
 from compressbench.tracking import write_manifest
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,31 @@ def _cells(params: Params) -> list[paths.CellFiles]:
     ]
 
 
+def summary_grid(params: Params) -> SummaryGrid:
+    """The summary's grid (in params order) and its line about the reader and the run."""
+    reader = params.reader
+    return SummaryGrid(
+        datasets=params.datasets,
+        methods=params.methods,
+        ratios=[paths.ratio_name(r) for r in params.ratios],
+        about=f"Reader: `{reader.backend}` `{reader.model}`; seeds {list(params.seeds)};"
+        f" render `{params.render}`.",
+    )
+
+
+@stage(
+    "metrics",
+    params=ALL_PARAMS,  # the MLflow parent run records the whole configuration
+    code=("analysis", "tracking", "pipeline/track.py", "pipeline/answer_table.py"),
+    # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
+    deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
+    metrics=(Out(str(paths.METRICS_FILE), cache=False),),
+    outs=(Out(str(paths.SUMMARY_FILE), cache=False), Out(str(paths.MANIFEST_FILE), cache=False)),
+)
 def stage_metrics(params: Params) -> Path:
     """Aggregate every cell of the current grid; write metrics, summary, manifest; log MLflow."""
     headline: dict[str, Any] = {}
-    per_seed_rows: list[tuple[paths.CellFiles, str, int, dict[str, float], dict[str, Any]]] = []
+    groups: list[CellGroup] = []
     for cell in _cells(params):
         rows = list(read_jsonl(cell.scores))
         stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
@@ -40,17 +62,17 @@ def stage_metrics(params: Params) -> Path:
         for (probe_type, seed), group in by_probe_seed(rows).items():
             metrics = cell_metrics(group)
             per_probe.setdefault(probe_type, {})[seed] = metrics
-            per_seed_rows.append((cell, probe_type, seed, metrics, stats))
+            groups.append(CellGroup(cell, probe_type, seed, metrics, stats, list(group)))
         headline.setdefault(cell.dataset, {}).setdefault(cell.method, {})[
             paths.ratio_name(cell.ratio)
         ] = {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
     write_json(paths.METRICS_FILE, headline, sort_keys=True)
     with atomic_writer(paths.SUMMARY_FILE) as fh:
-        fh.write(summary_markdown(params, headline))
+        fh.write(summary_markdown(summary_grid(params), headline))
     outputs = [p for c in _cells(params) for p in (c.contexts, c.answers, c.scores)]
     outputs += [paths.corpus_file(d) for d in params.datasets]
     outputs += [paths.probes_file(d, r) for d in params.datasets for r in params.ratios]
     write_manifest(paths.MANIFEST_FILE, [*outputs, paths.METRICS_FILE], stage="metrics", root=".")
-    log_to_mlflow(params, per_seed_rows)
+    log_to_mlflow(params, groups)
     print(paths.SUMMARY_FILE.read_text(encoding="utf-8"))
     return paths.METRICS_FILE

@@ -8,12 +8,11 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.tpbench.probes import build_probes, candidate_pool, cells
 
 log = logging.getLogger(__name__)
-
-# Fields of a probe that travel with its context to the answers and scores stages.
 
 
 def probe_types_at(params: Params, ratio: float) -> list[str]:
@@ -21,6 +20,20 @@ def probe_types_at(params: Params, ratio: float) -> list[str]:
     return [p.upper() for p in params.probes if p != "p3" or ratio == params.p3_ratio]
 
 
+@stage(
+    "probes",
+    over=("dataset", "ratio"),
+    params=("probes", "seeds", "n_per_cell", "p3_ratio"),
+    code=(
+        "tpbench/probes.py",
+        "tpbench/goals.py",
+        "tpbench/prompts.py",
+        "tpbench/transitions.py",
+        "pipeline/stages/rows.py",
+    ),
+    deps=(paths.CORPUS,),
+    outs=(paths.PROBES,),
+)
 def stage_probes(params: Params, dataset: str, ratio: float) -> Path:
     """The sampled probes of every (probe type, seed) cell at one ratio."""
     pool = candidate_pool(read_corpus(dataset))

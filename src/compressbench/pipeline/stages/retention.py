@@ -11,33 +11,56 @@ from tqdm.auto import tqdm
 from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.pipeline.track import log_retention
-from compressbench.tpbench.retention import KeptTextFn, retention_rows
-from compressbench.tpbench.retention_kv import kv_kept_text_fns
+from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
+from compressbench.tpbench.retention_reader import LazyReader
 
 log = logging.getLogger(__name__)
 
-# Fields of a probe that travel with its context to the answers and scores stages.
 
-
-def retention_setup(
-    params: Params, methods: list[str]
-) -> tuple[dict[str, KeptTextFn], dict[str, dict[str, Any]]]:
-    """Kept-text functions of the KV methods (on ``params.reader``) and every method's
-    parameters as the retention log fingerprints them (presses: plus the reader)."""
-    kv_fns = kv_kept_text_fns(methods, params.method_params, lambda: build_reader(params.reader))
+def retention_setup(params: Params) -> dict[str, Any]:
+    """The keyword arguments of :func:`retention_rows` from ``params``: the methods'
+    parameters, the reader (loaded only if a method needs it, e.g. a KV press) and the
+    reader's identity, which the retention log adds to those methods' fingerprints."""
     spec = params.reader
-    reader_id = {"reader": spec.model, "dtype": spec.dtype, "attn": spec.attn_implementation}
-    method_params = {
-        m: {**params.method_params.get(m, {}), **(reader_id if m in kv_fns else {})}
-        for m in methods
+    return {
+        "method_params": params.method_params,
+        "reader": LazyReader(lambda: build_reader(spec)),
+        "reader_identity": {
+            "reader": spec.model,
+            "dtype": spec.dtype,
+            "attn": spec.attn_implementation,
+        },
     }
-    return kv_fns, method_params
 
 
+@stage(
+    "retention",
+    over=("dataset",),
+    params=("retention", "methods", "method_params", "reader", "tracking"),
+    code=(
+        "tpbench/retention.py",
+        "tpbench/retention_reader.py",
+        "tpbench/retention_log.py",
+        "tpbench/probes.py",
+        "tpbench/prompts.py",
+        "tpbench/goals.py",
+        "tpbench/transitions.py",
+        "compress",
+        "readers",
+        "tracking",
+        "pipeline/reader_factory.py",
+        "pipeline/track.py",
+        "pipeline/answer_table.py",
+        "pipeline/stages/rows.py",
+    ),
+    deps=(paths.CORPUS,),
+    metrics=(Out(paths.RETENTION, cache=False),),
+)
 def stage_retention(params: Params, dataset: str) -> Path:
     """Reader-free answer retention of every configured method at the retention ratios.
 
@@ -45,15 +68,13 @@ def stage_retention(params: Params, dataset: str) -> Path:
     killed run resumes where it stopped and a rerun reuses every unchanged measurement.
     """
     methods = list(params.retention.methods or params.methods)
-    kv_fns, method_params = retention_setup(params, methods)
     rows = retention_rows(
         read_corpus(dataset),
         methods,
         params.retention.ratios,
-        kept_text_fns=kv_fns,
-        method_params=method_params,
+        **retention_setup(params),
         log=RetentionLog(paths.retention_log(dataset)),
-        progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg"),
+        progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg", disable=None),
     )
     out = paths.retention_file(dataset)
     write_json(out, {"rows": rows})

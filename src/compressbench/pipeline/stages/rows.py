@@ -28,5 +28,6 @@ PROBE_FIELDS = (
 
 
 def read_corpus(dataset: str) -> Iterator[Dialogue]:
-    for row in read_jsonl(paths.corpus_file(dataset)):
-        yield dialogue_from_dict(row)
+    path = paths.corpus_file(dataset)
+    for line, row in enumerate(read_jsonl(path), start=1):
+        yield dialogue_from_dict(row, file=str(path), record=f"line {line}")

@@ -8,13 +8,20 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline import paths
+from compressbench.pipeline.declare import stage
 from compressbench.tpbench.scoring.answers import score_answer
 
 log = logging.getLogger(__name__)
 
-# Fields of a probe that travel with its context to the answers and scores stages.
 
-
+@stage(
+    "scores",
+    over=("dataset", "method", "ratio"),
+    params=("scoring",),
+    code=("tpbench/scoring",),
+    deps=(paths.ANSWERS,),
+    outs=(paths.SCORES,),
+)
 def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Score every stored answer of a cell with its probe's published scorer."""
     cell = paths.CellFiles(dataset, method, ratio)

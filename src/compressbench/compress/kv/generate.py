@@ -1,0 +1,260 @@
+"""Greedy generation under a kvpress press, in one of two modes.
+
+- ``context_only``: the prompt before the *last* occurrence of ``question_marker`` (the system
+  prompt and the dialogue) is prefilled with the press active; the question tail is then fed
+  to the compressed cache and the answer generated without the press. Falls back to
+  ``full_prompt`` (and records why) if the marker is missing or the context has at most
+  ``window_size + 4`` tokens. This is how TPBench's ChunkKV rows were produced.
+- ``full_prompt``: the whole prompt is prefilled under the press (the question is inside the
+  compressed window), then the answer is generated. kvpress compresses only while
+  prefilling, so generation never runs under the press.
+
+Why not kvpress's own ``pipeline("kv-press-text-generation")`` (checked against kvpress
+0.5.5, ``kvpress/pipeline.py``), which also prefills a context under a press, feeds a question
+and decodes greedily at the original rotary positions:
+
+1. its ``preprocess`` re-templates the context as one user message of the tokenizer's chat
+   template (no system message; without a template it prepends BOS and appends ``"\\n"`` to
+   the question), while TPBench prompts are rendered by the reader's template and must equal
+   the no-press reader's prompt token for token;
+2. it has no ``full_prompt`` mode: the first logits always come from a question forward
+   after the prefill (it prefills through ``model.model`` without the LM head);
+3. it feeds the question as one block, but per-layer budgets (PyramidKV, ChunkKV's short last
+   chunk) leave layers of different lengths, which one causal mask cannot fit (under eager
+   attention it is sized from layer 0); here such questions go token by token;
+4. it returns decoded text and trims the cache, while the HF reader needs token ids and the
+   record needs the cache measured after the question (``cache_entries_after_question``) and
+   the kept positions (:mod:`compressbench.compress.kv.positions`).
+
+The loop below is therefore kept: a prefill under ``press(model)`` (kvpress's own context
+manager, which does the compression), then plain forwards at positions continuing from the
+uncompressed length, as kvpress's pipeline does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compressbench.compress.kv.build import compression_ratio_of, press_spec, window_size_of
+from compressbench.compress.kv.positions import instrumented, positions_summary, unavailable
+from compressbench.compress.kv.record import (
+    DEFAULT_MAX_INPUT_TOKENS,
+    DEFAULT_QUESTION_MARKER,
+    KVRecord,
+    check_mode,
+)
+
+
+def cache_lengths(cache: Any) -> list[int]:
+    """Stored entries per layer of a transformers cache."""
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        return [
+            int(layer.keys.shape[-2]) if layer.keys is not None and layer.keys.dim() == 4 else 0
+            for layer in layers
+        ]
+    return [int(k.shape[-2]) for k in cache.key_cache]  # pragma: no cover - old transformers
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids: set[int] = set()
+    for source in (getattr(model, "generation_config", None), tokenizer):
+        value = getattr(source, "eos_token_id", None)
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, list | tuple):
+            ids.update(int(v) for v in value)
+    return ids
+
+
+def _forward(
+    model: Any, ids: list[int], cache: Any, start: int, device: Any, uneven: bool = False
+) -> Any:
+    """One forward over ``ids`` at rotary positions ``start...``; returns last-token logits.
+
+    ``uneven``: the layers' caches hold different numbers of entries (per-layer budgets).
+    SDPA and flash attention need no mask for one new query, but eager attention adds
+    transformers' mask, sized from layer 0, which fits no other layer. A single new query may
+    see every cached key, so under eager it gets a zero additive mask of shape ``[1, 1, 1, 1]``
+    that broadcasts over any key length (the other implementations are left as they are).
+    """
+    import torch
+
+    input_ids = torch.tensor([ids], dtype=torch.long, device=device)
+    position_ids = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
+    extra: dict[str, Any] = {}
+    if uneven and len(ids) != 1:
+        raise ValueError("uneven per-layer caches take one token per forward")
+    if uneven and getattr(model.config, "_attn_implementation", None) == "eager":
+        extra["attention_mask"] = torch.zeros((1, 1, 1, 1), dtype=model.dtype, device=device)
+    out = model(
+        input_ids=input_ids,
+        past_key_values=cache,
+        position_ids=position_ids,
+        use_cache=True,
+        logits_to_keep=1,
+        **extra,
+    )
+    return out.logits[0, -1]
+
+
+def generate_ids_with_press(
+    model: Any,
+    tokenizer: Any,
+    context_ids: Sequence[int],
+    question_ids: Sequence[int],
+    press: Any,
+    max_new_tokens: int,
+    *,
+    eos_token_ids: set[int] | None = None,
+    cache: Any = None,
+    track_positions: bool = True,
+) -> tuple[list[int], dict[str, Any]]:
+    """Prefill ``context_ids`` under ``press``, feed ``question_ids`` (may be empty) without it,
+    then greedy-decode. Returns the new ids (ending at the first eos, inclusive) and the
+    measurements (see :class:`KVRecord`). ``cache`` (an empty ``DynamicCache``) may be passed
+    to inspect it afterwards; it then holds context, question and generated entries.
+    ``track_positions=False`` skips recovering the kept positions (one hash pass over each
+    layer's keys)."""
+    import torch
+    from transformers import DynamicCache
+
+    device = next(model.parameters()).device
+    eos = eos_token_ids if eos_token_ids is not None else _eos_ids(model, tokenizer)
+    if cache is None:
+        cache = DynamicCache()
+    positions: dict[int, Any] = {}
+    with torch.inference_mode():
+        with instrumented(press, positions, track_positions), press(model):
+            logits = _forward(model, list(context_ids), cache, 0, device)
+        kept = cache_lengths(cache)
+        uneven = len(set(kept)) > 1
+        n_ctx = len(context_ids)
+        feed = None
+        after_q: list[int] | None = None
+        if question_ids:
+            if not uneven:
+                feed = "block"
+                logits = _forward(model, list(question_ids), cache, n_ctx, device)
+            else:
+                feed = "token_by_token"
+                for j, tok in enumerate(question_ids):
+                    logits = _forward(model, [tok], cache, n_ctx + j, device, uneven)
+            after_q = cache_lengths(cache)
+        pos = n_ctx + len(question_ids)
+        new_ids: list[int] = []
+        for step in range(max_new_tokens):
+            token = int(torch.argmax(logits).item())
+            new_ids.append(token)
+            if token in eos or step == max_new_tokens - 1:
+                break
+            logits = _forward(model, [token], cache, pos, device, uneven)
+            pos += 1
+    info: dict[str, Any] = {
+        "kept_entries_per_layer": kept,
+        "cache_entries_after_question": after_q,
+        "question_feed": feed,
+    }
+    if track_positions:
+        info.update(positions_summary(tokenizer, list(context_ids), kept, positions))
+    else:
+        info.update(unavailable("not tracked (track_positions=False)"))
+    return new_ids, info
+
+
+def split_prompt(prompt_text: str, question_marker: str) -> tuple[str, str] | None:
+    """``(context, question tail)`` split at the last marker occurrence, or None."""
+    at = prompt_text.rfind(question_marker)
+    if at < 0:
+        return None
+    return prompt_text[:at], prompt_text[at:]
+
+
+def _encode(tokenizer: Any, text: str, special: bool) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=special)["input_ids"])
+
+
+def run_with_press(
+    model: Any,
+    tokenizer: Any,
+    prompt_text: str,
+    press: Any,
+    max_new_tokens: int,
+    mode: str = "context_only",
+    question_marker: str = DEFAULT_QUESTION_MARKER,
+    *,
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    prompt_ids: Sequence[int] | None = None,
+    track_positions: bool = True,
+) -> tuple[list[int], KVRecord]:
+    """Greedy generation for one templated prompt under ``press`` (see module docstring).
+
+    ``context_only`` tokenizes the context without special tokens, right-truncated at
+    ``max_input_tokens``, and the question tail without special tokens. ``full_prompt``
+    tokenizes the prompt with the tokenizer's default special tokens, left-truncated at
+    ``max_input_tokens`` (the reader's rule), unless ``prompt_ids`` are given. Returns the new
+    token ids and the :class:`KVRecord`.
+    """
+    check_mode(mode)
+    if max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+    used, reason = mode, None
+    context_ids: list[int] = []
+    question_ids: list[int] = []
+    if mode == "context_only":
+        parts = split_prompt(prompt_text, question_marker)
+        if parts is None:
+            used, reason = "full_prompt", f"question marker {question_marker!r} not in prompt"
+        else:
+            context_ids = _encode(tokenizer, parts[0], special=False)[:max_input_tokens]
+            question_ids = _encode(tokenizer, parts[1], special=False)
+            limit = window_size_of(press) + 4
+            if len(context_ids) <= limit:
+                used = "full_prompt"
+                reason = f"context has {len(context_ids)} tokens <= window_size + 4 = {limit}"
+    if used == "full_prompt":
+        ids = list(prompt_ids) if prompt_ids is not None else _encode(tokenizer, prompt_text, True)
+        context_ids, question_ids = ids[-max_input_tokens:], []
+    new_ids, info = generate_ids_with_press(
+        model,
+        tokenizer,
+        context_ids,
+        question_ids,
+        press,
+        max_new_tokens,
+        track_positions=track_positions,
+    )
+    kept = info.pop("kept_entries_per_layer")
+    record = KVRecord(
+        mode_requested=mode,
+        mode=used,
+        press=press_spec(press),
+        compression_ratio=compression_ratio_of(press),
+        context_tokens=len(context_ids),
+        question_tokens=len(question_ids),
+        kept_entries_per_layer=kept,
+        kept_fraction=(sum(kept) / len(kept) / len(context_ids)) if kept and context_ids else 1.0,
+        fallback_reason=reason,
+        new_tokens=len(new_ids),
+        attn_implementation=getattr(model.config, "_attn_implementation", None),
+        **info,
+    )
+    return new_ids, record
+
+
+def generate_with_press(
+    model: Any,
+    tokenizer: Any,
+    prompt_text: str,
+    press: Any,
+    max_new_tokens: int,
+    mode: str = "context_only",
+    question_marker: str = DEFAULT_QUESTION_MARKER,
+    **kwargs: Any,
+) -> tuple[str, KVRecord]:
+    """:func:`run_with_press` returning the decoded answer (special tokens skipped)."""
+    new_ids, record = run_with_press(
+        model, tokenizer, prompt_text, press, max_new_tokens, mode, question_marker, **kwargs
+    )
+    return tokenizer.decode(new_ids, skip_special_tokens=True), record

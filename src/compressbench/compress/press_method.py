@@ -1,0 +1,110 @@
+"""KV-cache presses under the method contract: the text stays whole, the reader's cache shrinks.
+
+A press method keeps every unit in the context (rendered as the uncompressed condition is)
+and hands the reader a press to prefill under: a preset (``snapkv``...) or any kvpress class
+by name, at ``compression_ratio = 1 - r``, in mode ``context_only`` or ``full_prompt``
+(:mod:`compressbench.compress.kv.generate`). Its retained text is measured, not assumed: the
+rendered prompt is prefilled under the press on the reader's model and the text of the cache
+positions kept by a majority of (layer, head) slots is returned.
+
+Nothing heavy is imported until a press is built: the contexts stage and config validation
+never import torch or kvpress.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from compressbench.compress.costs import ContextCost, kv_context_cost
+from compressbench.compress.kv.presets import compression_ratio_for
+from compressbench.compress.kv.record import BUDGET_UNIT
+from compressbench.compress.method import (
+    Compression,
+    PromptFn,
+    ReaderHook,
+    RetentionUnavailable,
+    Source,
+)
+from compressbench.compress.selector_method import SelectorMethod
+from compressbench.compress.selectors.positional import FullContext
+
+
+@dataclass(frozen=True)
+class PressMethod:
+    """A press by preset or kvpress class ``name``, its ``mode`` and its other settings."""
+
+    name: str
+    mode: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    family = "kv_press"
+    budget_unit = BUDGET_UNIT
+    needs_reader = True
+
+    def press(self, ratio: float) -> Any:
+        """The kvpress press for retained fraction ``ratio`` (imports kvpress)."""
+        from compressbench.compress.presses import get_press
+
+        return get_press(self.name, ratio, **self.overrides)
+
+    def press_record(self, ratio: float) -> dict[str, Any]:
+        """What the reader runs under, as every contexts row states it."""
+        return {
+            "preset": self.name,
+            "mode": self.mode,
+            "compression_ratio": compression_ratio_for(ratio),
+            "budget_unit": BUDGET_UNIT,
+            **({"overrides": self.overrides} if self.overrides else {}),
+        }
+
+    def compress(self, source: Source, ratio: float) -> Compression:
+        # The text is the uncompressed condition's; the nominal turn budget is kept as published.
+        whole = SelectorMethod("full_context", FullContext(), {}).compress(source, ratio)
+        record = self.press_record(ratio)
+        return replace(whole, budget_unit=BUDGET_UNIT, record=record, press=record)
+
+    def retained_text(
+        self, source: Source, ratio: float, prompt: PromptFn, reader: ReaderHook | None
+    ) -> str:
+        from compressbench.compress.kv.generate import run_with_press
+
+        if reader is None:
+            raise ValueError(f"{self.name}: a KV press needs the reader's model for retention")
+        system, user = prompt(self.compress(source, ratio).text)
+        text, ids = reader.prompt(system, user)
+        _, record = run_with_press(
+            reader.model,
+            reader.tokenizer,
+            text,
+            self.press(ratio),
+            1,
+            self.mode,
+            max_input_tokens=reader.max_input_tokens,
+            prompt_ids=ids,
+        )
+        if record.kept_token_text is None:
+            reason = record.kept_tokens_unavailable_reason or "no kept positions"
+            raise RetentionUnavailable(f"{self.name}: {reason}")
+        return record.kept_token_text
+
+    def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
+        from compressbench.compress.kv.hook import KVPressHook
+
+        return KVPressHook(
+            self.press(ratio),
+            mode=self.mode,
+            preset=self.name,
+            max_input_tokens=max_input_tokens,
+        )
+
+    def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
+        """Nominal: the press is to keep the fraction r of the context's cache entries (what
+        it really kept is measured per answer)."""
+        text_cost = SelectorMethod("full_context", FullContext(), {}).cost(
+            compression, full_text, tokenizer
+        )
+        tokens = text_cost.tokens_full or text_cost.chars_full
+        return kv_context_cost(
+            full_text, compression.n_units, tokens, [int(tokens * compression.ratio)]
+        )

@@ -1,0 +1,134 @@
+"""Stage declarations: what each DVC stage reads and writes, stated once next to its function.
+
+::
+
+    @stage("scores", over=("dataset", "method", "ratio"), params=("scoring",),
+           code=("tpbench/scoring", "text"), deps=(paths.ANSWERS,), outs=(paths.SCORES,))
+    def stage_scores(params, dataset, method, ratio): ...
+
+``params`` are top-level ``params.yaml`` keys; the decorated function receives a
+:class:`~compressbench.pipeline.params_view.ParamsView` that refuses every other key. ``code``
+are paths under ``src/compressbench`` (packages or modules) the stage's imports must stay inside
+(checked against the static import graph); the stage's own module and :data:`BASE_CODE` are
+always added. ``deps`` / ``outs`` / ``metrics`` are :mod:`~compressbench.pipeline.paths`
+templates. ``dvc.yaml`` is generated from these declarations (``compressbench dvc-yaml``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compressbench.pipeline.params_view import PARAM_FIELDS, ParamsView
+
+StageFn = Callable[..., Path]
+
+# Loop keys of a stage -> the params.yaml list each one runs over (and its CLI option).
+LOOP_KEYS: dict[str, str] = {"dataset": "datasets", "method": "methods", "ratio": "ratios"}
+
+# Code every stage runs: the parameter model, errors, JSONL I/O, paths, this runner and the
+# stage registry. config.py checks names against the corpus, reader and method registries, so
+# those packages (and the text helpers they use) are code of every stage too.
+BASE_CODE: tuple[str, ...] = (
+    "config.py",
+    "errors.py",
+    "jsonl.py",
+    "corpora",
+    "readers",
+    "compress",
+    "text",
+    "pipeline/paths.py",
+    "pipeline/declare.py",
+    "pipeline/params_view.py",
+    "pipeline/stages/__init__.py",
+)
+
+ALL_PARAMS: tuple[str, ...] = tuple(PARAM_FIELDS)
+
+
+@dataclass(frozen=True)
+class Out:
+    """A stage output; ``cache=False`` keeps it out of the DVC cache (small, git-tracked)."""
+
+    path: str
+    cache: bool = True
+
+
+@dataclass(frozen=True)
+class StageDecl:
+    """One stage: its name, loop keys, parameters, code, data dependencies and outputs."""
+
+    name: str
+    run: StageFn
+    over: tuple[str, ...]
+    params: tuple[str, ...]
+    code: tuple[str, ...]
+    deps: tuple[str, ...] = ()
+    outs: tuple[Out, ...] = ()
+    metrics: tuple[Out, ...] = ()
+    always_changed: bool = False
+    doc: str = ""
+
+    @property
+    def module(self) -> str:
+        return self.run.__module__
+
+
+REGISTRY: dict[str, StageDecl] = {}
+
+
+def _module_path(module: str) -> str:
+    """``compressbench.pipeline.stages.scores`` -> ``pipeline/stages/scores.py``."""
+    return "/".join(module.split(".")[1:]) + ".py"
+
+
+def _outs(items: tuple[str | Out, ...]) -> tuple[Out, ...]:
+    return tuple(o if isinstance(o, Out) else Out(o) for o in items)
+
+
+def stage(
+    name: str,
+    *,
+    params: tuple[str, ...],
+    code: tuple[str, ...],
+    over: tuple[str, ...] = (),
+    deps: tuple[str, ...] = (),
+    outs: tuple[str | Out, ...] = (),
+    metrics: tuple[str | Out, ...] = (),
+    always_changed: bool = False,
+) -> Callable[[StageFn], StageFn]:
+    """Declare and register a stage; the function then sees only its declared params."""
+    bad = [k for k in over if k not in LOOP_KEYS] + [p for p in params if p not in PARAM_FIELDS]
+    if bad:
+        raise ValueError(f"stage {name!r}: unknown loop keys or params: {', '.join(bad)}")
+
+    def deco(fn: StageFn) -> StageFn:
+        @functools.wraps(fn)
+        def run(p: Any, *args: Any, **kwargs: Any) -> Path:
+            return fn(ParamsView(p, params, name), *args, **kwargs)
+
+        own = _module_path(fn.__module__)
+        decl = StageDecl(
+            name=name,
+            run=run,
+            over=over,
+            params=params,
+            code=tuple(dict.fromkeys((*BASE_CODE, own, *code))),
+            deps=deps,
+            outs=_outs(outs),
+            metrics=_outs(metrics),
+            always_changed=always_changed,
+            doc=" ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()),
+        )
+        previous = REGISTRY.get(name)
+        if previous is not None and previous.module != fn.__module__:
+            raise ValueError(f"stage {name!r} declared twice ({previous.module}, {fn.__module__})")
+        REGISTRY[name] = decl
+        run.declaration = decl  # type: ignore[attr-defined]
+        return run
+
+    return deco

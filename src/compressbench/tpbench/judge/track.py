@@ -1,0 +1,46 @@
+"""Log a judge run to MLflow through :mod:`compressbench.tracking`'s public functions.
+
+One run per judge invocation: the judge's identity (model, revision, server, prompt and schema
+sha256, response format, retries, max tokens) as params and as ``judge.*`` tags, the summary
+numbers as metrics, the verdict file and the summary JSON as artifacts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from compressbench.tracking import DEFAULT_EXPERIMENT, split_numeric, start_pipeline_run
+
+TAGGED = ("judge_model", "judge_revision", "judge_prompt_sha256", "judge_schema_sha256")
+
+
+def log_judge_run(
+    name: str,
+    info: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    artifacts: Sequence[str | Path] = (),
+    *,
+    tracking_uri: str | None = None,
+    experiment: str = DEFAULT_EXPERIMENT,
+    repo_root: str | Path | None = None,
+    stage: str | None = None,
+) -> str:
+    """Log one judge run (``info`` from :meth:`Judge.info`, ``summary`` of its verdicts);
+    returns the MLflow run id."""
+    tags = {key.replace("_", ".", 1): info[key] for key in TAGGED if info.get(key) is not None}
+    with start_pipeline_run(
+        name,
+        params=dict(info),
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        tags=tags,
+        stage=stage,
+        repo_root=repo_root,
+    ) as run:
+        metrics, _ = split_numeric(summary)
+        run.log_metrics(metrics)
+        if artifacts:
+            run.log_artifacts(list(artifacts))
+        return run.run_id

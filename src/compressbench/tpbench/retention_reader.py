@@ -1,0 +1,45 @@
+"""The reader as the retention diagnostic hands it to methods, loaded on first use.
+
+Methods that act inside the reader (KV presses) measure their retained text on the reader's
+model, with the prompt exactly as the reader feeds it (its chat template, left truncation at
+``max_input_tokens``). Text methods never touch the reader, so it is only loaded when one
+of the measured methods needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from compressbench.readers.chat import DEFAULT_MAX_INPUT_TOKENS, encode, render_chat
+
+
+class LazyReader:
+    """A :class:`~compressbench.compress.method.ReaderHook` over ``make_reader()`` (an
+    ``HFReader``), built on first access."""
+
+    def __init__(self, make_reader: Callable[[], Any]) -> None:
+        self._make = make_reader
+        self._reader: Any = None
+
+    @property
+    def reader(self) -> Any:
+        if self._reader is None:
+            self._reader = self._make()
+        return self._reader
+
+    @property
+    def model(self) -> Any:
+        return self.reader.model
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.reader.tokenizer
+
+    @property
+    def max_input_tokens(self) -> int:
+        return int(getattr(self.reader, "max_input_tokens", DEFAULT_MAX_INPUT_TOKENS))
+
+    def prompt(self, system: str, user: str) -> tuple[str, list[int]]:
+        text = render_chat(self.tokenizer, system, user)
+        return text, encode(self.tokenizer, text, self.max_input_tokens)

@@ -1,0 +1,208 @@
+"""The MLflow store: tracking URI resolution, the client, experiments and store errors.
+
+mlflow is imported lazily (importing it costs seconds) and only through :func:`open_client`.
+The fluent API (``mlflow.start_run``) is not used anywhere in this package: no global
+active-run state, no system-metrics thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from compressbench.tracking.provenance import find_repo_root
+from compressbench.tracking.values import KEY_BAD_CHARS, TrackingError
+
+__all__ = [
+    "ARTIFACTS_DIR_NAME",
+    "DEFAULT_DB_NAME",
+    "DEFAULT_EXPERIMENT",
+    "KIND_CELL",
+    "KIND_PIPELINE",
+    "KIND_TAG",
+    "PARENT_TAG",
+    "TrackingError",
+    "default_tracking_uri",
+    "experiment_id",
+    "guard",
+    "open_client",
+    "resolve_tracking_uri",
+    "sqlite_path",
+]
+
+DEFAULT_EXPERIMENT = "compressbench-tpbench"
+DEFAULT_DB_NAME = "mlflow.db"
+ARTIFACTS_DIR_NAME = "mlartifacts"
+
+KIND_TAG = "compressbench.kind"
+KIND_PIPELINE = "pipeline"
+KIND_CELL = "cell"
+PARENT_TAG = "mlflow.parentRunId"
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+EXPERIMENT_KIND = "custom_model_development"
+
+T = TypeVar("T")
+
+
+def guard(where: str, fn: Callable[[], T]) -> T:
+    """Run one store call; any failure becomes a :class:`TrackingError` naming ``where``."""
+    try:
+        return fn()
+    except TrackingError:
+        raise
+    except Exception as exc:
+        raise TrackingError(
+            f"MLflow logging failed for {where}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+# ---------------------------------------------------------------------------- tracking URI
+
+
+def default_tracking_uri(repo_root: str | Path | None = None) -> str:
+    """``sqlite:///<repo>/mlflow.db`` (absolute), the repo found from ``repo_root`` or cwd."""
+    root = find_repo_root(repo_root)
+    return f"sqlite:///{(root / DEFAULT_DB_NAME).as_posix()}"
+
+
+def resolve_tracking_uri(explicit: str | None = None, repo_root: str | Path | None = None) -> str:
+    """The explicit URI if given, else ``$MLFLOW_TRACKING_URI``, else the repo's sqlite file."""
+    if explicit:
+        return explicit
+    env = os.environ.get("MLFLOW_TRACKING_URI", "").strip()
+    if env:
+        return env
+    return default_tracking_uri(repo_root)
+
+
+def sqlite_path(uri: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URI; None for other stores and in-memory ones."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    raw = uri[len("sqlite:///") :].split("?", 1)[0]
+    return Path(raw) if raw and raw != ":memory:" else None
+
+
+# ---------------------------------------------------------------------------- sqlite speed
+
+_FALSEY = frozenset({"0", "false", "no", "off"})
+_FAST_SQLITE_FILES: set[str] = set()
+_LISTENER_INSTALLED = False
+
+
+def _on_sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
+    """Per-connection ``synchronous=NORMAL`` for the stores we opened (WAL makes it safe)."""
+    if not isinstance(dbapi_conn, sqlite3.Connection) or not _FAST_SQLITE_FILES:
+        return
+    try:
+        files = {
+            str(Path(row[2]).resolve())
+            for row in dbapi_conn.execute("PRAGMA database_list")
+            if row[2]
+        }
+    except sqlite3.Error:
+        return
+    if files & _FAST_SQLITE_FILES:
+        dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def _speed_up_sqlite(db: Path) -> None:
+    """Put the store in WAL mode (persistent) and commit without an fsync per transaction.
+
+    MLflow commits several times per run; with the default rollback journal every commit
+    fsyncs (about 15 ms on a typical disk, i.e. about 15 s per hundred cells). WAL with
+    ``synchronous=NORMAL`` keeps the database consistent on a crash (only the last commits can
+    be lost on power failure) and lets ``mlflow ui`` read while the pipeline writes. Opt out
+    with ``COMPRESSBENCH_MLFLOW_SQLITE_WAL=0``.
+    """
+    global _LISTENER_INSTALLED
+    if os.environ.get("COMPRESSBENCH_MLFLOW_SQLITE_WAL", "1").strip().lower() in _FALSEY:
+        return
+    with contextlib.closing(sqlite3.connect(db, timeout=20)) as con:
+        con.execute("PRAGMA journal_mode=WAL")
+    _FAST_SQLITE_FILES.add(str(db.resolve()))
+    if not _LISTENER_INSTALLED:
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        event.listen(Engine, "connect", _on_sqlite_connect)
+        _LISTENER_INSTALLED = True
+
+
+# ---------------------------------------------------------------------------- client, experiment
+
+
+def open_client(tracking_uri: str | None = None) -> Any:
+    """An ``MlflowClient`` on the resolved tracking URI (mlflow imported here, lazily).
+
+    For sqlite stores the folder is created and the store switched to WAL mode first (see
+    :func:`_speed_up_sqlite`); system-metrics logging and telemetry default to off.
+    """
+    uri = resolve_tracking_uri(tracking_uri)
+    os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "false")
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")  # offline by default
+    try:
+        from mlflow.tracking import MlflowClient
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise TrackingError(
+            "mlflow is not installed: pip install 'compressbench[pipeline]' (or pip install mlflow)"
+        ) from exc
+    db = sqlite_path(uri)
+    if db is not None:
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TrackingError(f"cannot create the folder of MLflow store {uri}: {exc}") from exc
+        try:
+            _speed_up_sqlite(db)
+        except sqlite3.Error as exc:
+            raise TrackingError(f"cannot open MLflow sqlite store {uri}: {exc}") from exc
+    try:
+        return MlflowClient(tracking_uri=uri)
+    except Exception as exc:
+        raise TrackingError(f"cannot open MLflow tracking store {uri}: {exc}") from exc
+
+
+def _create_experiment(client: Any, uri: str, name: str, artifact_location: str | None) -> str:
+    location = artifact_location
+    db = sqlite_path(uri)
+    if location is None and db is not None:
+        # Without this, MLflow puts artifacts under ./mlruns of whatever cwd the process had.
+        slug = KEY_BAD_CHARS.sub("_", name).replace("/", "_") or "experiment"
+        location = (db.resolve().parent / ARTIFACTS_DIR_NAME / slug).as_uri()
+    try:
+        # The kind tag makes MLflow 3's UI open the experiment on its runs table (model
+        # training view) instead of the GenAI traces overview.
+        return str(
+            client.create_experiment(
+                name, artifact_location=location, tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND}
+            )
+        )
+    except Exception:
+        exp = client.get_experiment_by_name(name)  # created concurrently by another process
+        if exp is None:
+            raise
+        return str(exp.experiment_id)
+
+
+def experiment_id(client: Any, uri: str, name: str, artifact_location: str | None = None) -> str:
+    """Id of experiment ``name`` in ``uri``, created (artifacts beside a sqlite store) if new."""
+    try:
+        exp = client.get_experiment_by_name(name)
+        if exp is None:
+            return _create_experiment(client, uri, name, artifact_location)
+        if exp.lifecycle_stage == "deleted":
+            raise TrackingError(
+                f"experiment {name!r} is deleted in {uri}: restore it "
+                f"(mlflow experiments restore --experiment-id {exp.experiment_id}) "
+                "or choose another experiment name"
+            )
+        return str(exp.experiment_id)
+    except TrackingError:
+        raise
+    except Exception as exc:
+        raise TrackingError(f"cannot get or create experiment {name!r} in {uri}: {exc}") from exc

@@ -1,0 +1,87 @@
+"""The package's shape: small modules, no import cycles, layers that only import downwards.
+
+The import graph is static (AST): module-level and function-level imports and the module names
+lazy registries hold as strings (see ``compressbench.pipeline.import_graph``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compressbench.pipeline.import_graph import ROOT, ImportGraph, build_graph
+
+MAX_LINES = 400
+
+# package -> packages (or modules) it must never import
+SHARED = ("text", "corpora", "compress", "readers", "analysis", "tracking")
+BENCHMARKS = ("tpbench", "keepbench")
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    **{p: (*BENCHMARKS, "pipeline", "commands", "cli", "config") for p in SHARED},
+    **{b: ("pipeline", "commands", "cli") for b in BENCHMARKS},
+    "pipeline": ("commands", "cli"),
+}
+
+
+@pytest.fixture(scope="module")
+def graph() -> ImportGraph:
+    return build_graph()
+
+
+def _top(module: str) -> str:
+    """``compressbench.tpbench.scoring.parse`` -> ``tpbench``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_module_is_under_400_lines() -> None:
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in ROOT.rglob("*.py")
+    }
+    assert len(sizes) > 50
+    too_long = {p: n for p, n in sizes.items() if n >= MAX_LINES}
+    assert not too_long, f"modules of {MAX_LINES}+ lines: {too_long}"
+
+
+def test_no_import_cycles(graph: ImportGraph) -> None:
+    assert graph.cycles() == []
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_layers_import_only_downwards(graph: ImportGraph, package: str) -> None:
+    forbidden = FORBIDDEN[package]
+    violations = sorted(
+        f"{module} -> {target}"
+        for module in graph.files
+        if _top(module) == package
+        for target in graph.imports_of(module)
+        if _top(target) in forbidden
+    )
+    assert not violations, "\n".join(violations)
+
+
+def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
+    """A function-level import, a relative one, a registry's lazy name and ``from pkg import
+    module`` are edges; an ``if TYPE_CHECKING:`` import is not (it never runs)."""
+    pkg = tmp_path / "compressbench"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "__init__.py").write_text('"""root"""\n')
+    (pkg / "a" / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from compressbench.a import typing_only\n"
+        "def f():\n    from . import y\n"
+        "LAZY = {'z': 'compressbench.a.z:Thing'}\n"
+    )
+    (pkg / "a" / "y.py").write_text("from compressbench.a import w\n")
+    for name in ("z", "w", "typing_only"):
+        (pkg / "a" / f"{name}.py").write_text("")
+    g = build_graph(pkg)
+    assert g.imports_of("compressbench.a.x") == {"compressbench.a.y", "compressbench.a.z"}
+    assert g.imports_of("compressbench.a.y") == {"compressbench.a.w"}
+    (pkg / "a" / "w.py").write_text("def g():\n    import compressbench.a.x\n")
+    assert build_graph(pkg).cycles() == [
+        ["compressbench.a.w", "compressbench.a.x", "compressbench.a.y"]
+    ]
