@@ -186,7 +186,7 @@ def test_every_stage_runs_on_its_declared_params_and_files(
             given = _files(box)
             monkeypatch.chdir(box)
             decl.run(params, *cell)
-            outs = {_path(o.path, decl, cell) for o in (*decl.outs, *decl.metrics)}
+            outs = {_path(o.path, decl, cell) for o in (*decl.outs, *decl.metrics, *decl.plots)}
             assert _files(box) - given == outs, decl.name
             for out in outs:
                 _copy(box / out, store / out)

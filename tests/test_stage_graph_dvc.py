@@ -10,6 +10,7 @@ the editable install), so the code deps DVC hashes are the code the stages run. 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -18,9 +19,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+
+from compressbench.pipeline.dvc_yaml import covered
+from compressbench.pipeline.stages import declaration, declarations
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -33,8 +38,10 @@ SMALL = {
     "methods": METHODS,
     "method_params": {"streamingllm": {"n_sink": 4}},
     "retention": {"ratios": [0.3], "methods": ["recency"]},
+    "deletions": {"enabled": False},  # its stages still declare (and are listed for) their inputs
 }
-CELLS = [f"builtin-{m}-0.3" for m in METHODS]
+SHORT_ANSWERS = {"p1": 24, "p2": 24, "p3": 32}  # reader.max_new_tokens: a faster first repro
+LOOP_VALUES: dict[str, list[Any]] = {"dataset": ["builtin"], "method": METHODS, "ratio": [0.3]}
 ALWAYS = {"corpora@builtin"}  # always_changed: its source is read every run
 
 
@@ -66,16 +73,24 @@ def _reran(output: str) -> set[str]:
 
 
 def _stages(*names: str) -> set[str]:
-    matrix = {"contexts", "answers", "scores"}
+    """DVC's names of every cell of the named stages (``contexts@builtin-recency-0.3``)."""
     out: set[str] = set()
     for name in names:
-        if name in matrix:
-            out |= {f"{name}@{cell}" for cell in CELLS}
-        elif name == "probes":
-            out.add("probes@builtin-0.3")
-        else:
-            out.add(name if name == "metrics" else f"{name}@builtin")
+        over = declaration(name).over
+        cells = itertools.product(*(LOOP_VALUES[key] for key in over))
+        out |= {"@".join([name, "-".join(map(str, cell))]) if over else name for cell in cells}
     return out
+
+
+def _declared_readers(read: str) -> set[str]:
+    """The stages whose declaration lists ``read``: a params.yaml key or a source file."""
+    top = read.split(".")[0]
+    names = [
+        d.name
+        for d in declarations()
+        if top in d.params or (read.endswith(".py") and covered(d.code, read))
+    ]
+    return _stages(*names)
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +101,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
     raw = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
     raw.update(SMALL)
+    raw["reader"]["max_new_tokens"] = SHORT_ANSWERS
     raw["tracking"]["uri"] = f"sqlite:///{root / 'mlflow.db'}"
     (root / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     _run(root, "git", "init", "-q")
@@ -123,30 +139,33 @@ def _source_edit(relpath: str, old: str, new: str) -> Callable[[Path], None]:
 
 
 CHANGES = {
-    "method_params.streamingllm.n_sink": (
+    "method_params": (
         _params_edit("method_params.streamingllm.n_sink", 8),
         _stages("contexts", "answers", "retention", "metrics"),
     ),
-    "reader.max_input_tokens": (
+    "reader": (
         _params_edit("reader.max_input_tokens", 4096),
-        _stages("contexts", "answers", "retention", "metrics"),
+        _stages("contexts", "answers", "retention", "deletion_answers", "metrics"),
     ),
-    "prompt template (tpbench/prompts.py)": (
+    "tpbench/prompts.py": (
         _source_edit("tpbench/prompts.py", "Do not add markdown", "Never add markdown"),
-        _stages("probes", "contexts", "retention"),
+        _stages("probes", "contexts", "retention", "deletions"),
     ),
-    "answer parser (tpbench/scoring/parse.py)": (
+    "tpbench/scoring/parse.py": (
         _source_edit("tpbench/scoring/parse.py", '"n/a", "none"}', '"n/a", "none", "not sure"}'),
-        _stages("scores"),
+        _stages("scores", "deletion_scores", "report"),
     ),
 }
 # Changes also reproduced (not only listed): the press one regenerates only its own answers.
-REPRO = {"method_params.streamingllm.n_sink", "answer parser (tpbench/scoring/parse.py)"}
+REPRO = {"method_params", "tpbench/scoring/parse.py"}
+# Stages a rerun may reach through changed outputs (never probes, transitions or deletions).
+DOWNSTREAM = ("scores", "deletion_scores", "metrics", "report")
 
 
 @pytest.mark.parametrize("change", list(CHANGES))
 def test_status_lists_exactly_the_stages_that_read_a_change(project: Path, change: str) -> None:
     edit, expected = CHANGES[change]
+    assert expected == _declared_readers(change)  # the declarations say the same
     saved = {p: p.read_bytes() for p in (project / "params.yaml", *project.rglob("*.py"))}
     edit(project)
     listed = _status(project)
@@ -156,7 +175,7 @@ def test_status_lists_exactly_the_stages_that_read_a_change(project: Path, chang
         start = time.perf_counter()
         out = _run(project, "dvc", "repro")
         print(f"dvc repro ({time.perf_counter() - start:.0f} s) reran {sorted(_reran(out))}")
-        assert expected <= _reran(out) <= expected | ALWAYS | _stages("scores", "metrics")
+        assert expected <= _reran(out) <= expected | ALWAYS | _stages(*DOWNSTREAM)
         assert _status(project) == set()
         if "answers@builtin-full_context-0.3" in expected:
             stats = project / "data/answers/builtin/full_context/0.3.stats.json"

@@ -76,6 +76,17 @@ class RetentionSpec:
 
 
 @dataclass(frozen=True)
+class DeletionsSpec:
+    enabled: bool = True
+    seed: int | None = None  # None: the first of `seeds`
+    max_new_tokens: int = 128  # the paper's deletion reader setting
+
+    def sample_seed(self, seeds: Sequence[int]) -> int:
+        """The P2 sample the experiment uses: ``seed``, or the first of ``seeds`` when null."""
+        return seeds[0] if self.seed is None else self.seed
+
+
+@dataclass(frozen=True)
 class Params:
     corpora: dict[str, CorpusSpec]
     datasets: tuple[str, ...]
@@ -91,6 +102,7 @@ class Params:
     method_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     retention: RetentionSpec = field(default_factory=RetentionSpec)
     scoring: ScoringSpec = field(default_factory=ScoringSpec)
+    deletions: DeletionsSpec = field(default_factory=DeletionsSpec)
     source: str = "params.yaml"
 
     def check_cell(
@@ -249,6 +261,18 @@ def _retention(c: _Checker, raw: Any) -> RetentionSpec:
     )
 
 
+def _deletions(c: _Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
+    raw = c.mapping(raw, _keys(DeletionsSpec), "deletions")
+    seed = raw.get("seed")
+    if seed is not None and c.typed(seed, int, "deletions.seed") not in seeds:
+        raise c.fail("deletions.seed", f"must be one of seeds ({', '.join(map(str, seeds))})")
+    return DeletionsSpec(
+        enabled=c.typed(raw.get("enabled", True), bool, "deletions.enabled"),
+        seed=seed,
+        max_new_tokens=c.positive(raw.get("max_new_tokens", 128), "deletions.max_new_tokens"),
+    )
+
+
 def _tracking(c: _Checker, raw: Any) -> TrackingSpec:
     raw = c.mapping(raw, _keys(TrackingSpec), "tracking")
     experiment = c.typed(raw.get("experiment", TrackingSpec.experiment), str, "tracking.experiment")
@@ -295,11 +319,12 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
             f"({', '.join(map(str, ratios))}); got {p3_ratio}",
         )
     scoring_raw = c.mapping(raw.get("scoring"), _keys(ScoringSpec), "scoring")
+    seeds = c.items(raw.get("seeds", [42]), int, "seeds")
     params = Params(
         corpora=corpora,
         datasets=datasets,
         probes=probes,
-        seeds=c.items(raw.get("seeds", [42]), int, "seeds"),
+        seeds=seeds,
         ratios=ratios,
         p3_ratio=p3_ratio,
         n_per_cell=c.positive(raw.get("n_per_cell", 200), "n_per_cell"),
@@ -314,6 +339,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
             )
         ),
         tracking=_tracking(c, raw.get("tracking")),
+        deletions=_deletions(c, raw.get("deletions"), seeds),
         source=source,
     )
     # Method names and method_params against the registry (imported here: it is light, but

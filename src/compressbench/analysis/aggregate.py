@@ -56,3 +56,22 @@ def seed_means(per_seed: Mapping[int, Mapping[str, float]]) -> dict[str, float]:
         if key in ("strict", "loose") and len(values) > 1:
             out[f"{key}_sd"] = statistics.stdev(values)
     return out
+
+
+def probe_means(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per probe type: :func:`seed_means` of the per-seed :func:`cell_metrics` of ``rows``."""
+    per_probe: dict[str, dict[int, dict[str, float]]] = {}
+    for (probe, seed), group in by_probe_seed(rows).items():
+        per_probe.setdefault(probe, {})[seed] = cell_metrics(group)
+    return {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
+
+
+HEADLINE_METRICS = ("strict", "loose")
+
+
+def compact(per_probe: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """Only the headline scores (strict, loose) of each probe: what ``dvc metrics`` shows."""
+    return {
+        probe: {m: metrics[m] for m in HEADLINE_METRICS if m in metrics}
+        for probe, metrics in per_probe.items()
+    }

@@ -21,8 +21,9 @@ from compressbench.commands._args import (
 from compressbench.config import load_params
 from compressbench.corpora.loaders import load_corpus
 from compressbench.jsonl import write_jsonl
-from compressbench.tpbench.retention import SLOT_TYPES, retention_rows
+from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
+from compressbench.tpbench.slot_types import SLOT_TYPES
 
 DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
 

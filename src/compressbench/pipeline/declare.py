@@ -10,8 +10,9 @@
 :class:`~compressbench.pipeline.params_view.ParamsView` that refuses every other key. ``code``
 are paths under ``src/compressbench`` (packages or modules) the stage's imports must stay inside
 (checked against the static import graph); the stage's own module and :data:`BASE_CODE` are
-always added. ``deps`` / ``outs`` / ``metrics`` are :mod:`~compressbench.pipeline.paths`
-templates. ``dvc.yaml`` is generated from these declarations (``compressbench dvc-yaml``).
+always added. ``deps`` / ``outs`` / ``metrics`` / ``plots`` (outputs DVC shows as plots,
+e.g. PNG figures) are :mod:`~compressbench.pipeline.paths` templates. ``dvc.yaml`` is
+generated from these declarations (``compressbench dvc-yaml``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class StageDecl:
     deps: tuple[str, ...] = ()
     outs: tuple[Out, ...] = ()
     metrics: tuple[Out, ...] = ()
+    plots: tuple[Out, ...] = ()
     always_changed: bool = False
     doc: str = ""
 
@@ -99,6 +101,7 @@ def stage(
     deps: tuple[str, ...] = (),
     outs: tuple[str | Out, ...] = (),
     metrics: tuple[str | Out, ...] = (),
+    plots: tuple[str | Out, ...] = (),
     always_changed: bool = False,
 ) -> Callable[[StageFn], StageFn]:
     """Declare and register a stage; the function then sees only its declared params."""
@@ -121,6 +124,7 @@ def stage(
             deps=deps,
             outs=_outs(outs),
             metrics=_outs(metrics),
+            plots=_outs(plots),
             always_changed=always_changed,
             doc=" ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()),
         )

@@ -20,10 +20,22 @@ CONTEXTS = "data/contexts/{dataset}/{method}/{ratio}.jsonl"
 ANSWERS = "data/answers/{dataset}/{method}/{ratio}.jsonl"
 ANSWER_STATS = "data/answers/{dataset}/{method}/{ratio}.stats.json"
 SCORES = "data/scores/{dataset}/{method}/{ratio}.jsonl"
+# One cell's headline scores (P1/P2/P3 strict and loose): `dvc metrics show` prints a row each.
+CELL_METRICS = "metrics/cells/{dataset}/{method}/{ratio}.json"
+DELETION_CONTEXTS = "data/deletions/{dataset}/contexts.jsonl"
+DELETION_ANSWERS = "data/deletions/{dataset}/answers.jsonl"
+DELETION_ANSWER_STATS = "data/deletions/{dataset}/answers.stats.json"
+DELETION_SCORES = "data/deletions/{dataset}/scores.jsonl"
+DELETION_SUMMARY = "metrics/deletions/{dataset}.json"
 
-METRICS_FILE = Path("metrics") / "tpbench.json"
+METRICS_FILE = Path("metrics") / "tpbench.json"  # compact: what `dvc metrics show` prints
+FULL_METRICS_FILE = Path("reports") / "tpbench_full.json"  # every metric of every cell
 SUMMARY_FILE = Path("reports") / "summary.md"
 MANIFEST_FILE = Path("reports") / "manifest.json"
+REPORT_FILE = Path("reports") / "tpbench.md"
+FIGURES_DIR = Path("reports") / "figures"
+# P1 judge verdicts (``compressbench judge-p1 --output``), read by the report when present.
+VERDICTS_DIR = DATA / "verdicts"
 
 
 def ratio_name(ratio: float) -> str:
@@ -84,3 +96,7 @@ class CellFiles:
     @property
     def scores(self) -> Path:
         return self._path(SCORES)
+
+    @property
+    def metrics(self) -> Path:
+        return self._path(CELL_METRICS)

@@ -11,7 +11,6 @@ cannot match a ``USER:`` label); a KV press's kept cache positions, decoded.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -26,26 +25,8 @@ from compressbench.tpbench.goals import goal_first_sentence, goal_text
 from compressbench.tpbench.probes import probe_id_for
 from compressbench.tpbench.prompts import build_prompt
 from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint
+from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.transitions import Transition, dialogue_transitions
-
-# Slot type groups of the paper's Table 7 (first match wins; else "other").
-SLOT_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("time", re.compile(r"time|leaveat|arriveby|hour")),
-    ("date", re.compile(r"date|day")),
-    (
-        "place/name",
-        re.compile(
-            r"city|location|area|name|destination|departure|address|place|airport|origin"
-            r"|venue|theater|restaurant|hotel|attraction|from|to$"
-        ),
-    ),
-)
-
-
-def slot_type(slot: str) -> str:
-    """``time``, ``date``, ``place/name`` or ``other`` for a slot name."""
-    s = slot.lower()
-    return next((group for group, pattern in SLOT_TYPES if pattern.search(s)), "other")
 
 
 def survives(phrase: str, text: str, dataset: str) -> bool:

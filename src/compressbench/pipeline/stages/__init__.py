@@ -22,7 +22,11 @@ STAGES: tuple[str, ...] = (
     "contexts",
     "answers",
     "scores",
+    "deletions",
+    "deletion_answers",
+    "deletion_scores",
     "metrics",
+    "report",
 )
 
 

@@ -19,8 +19,8 @@ from compressbench.pipeline.stages.answer_records import (
     warn_fallbacks,
 )
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
-from compressbench.readers.base import ChatRequest
-from compressbench.readers.cache import AnswerCache, generate_cached
+from compressbench.readers.base import ChatRequest, Generation, Reader
+from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,49 @@ def answer_cache_path() -> Path:
 def request_id(row: dict[str, Any]) -> str:
     """Unique id of a probe inside a cell file (a question appears once per probe type/seed)."""
     return f"{row['probe_type']}|{row['seed']}|{row['probe_id']}"
+
+
+def ask_cached(reader: Reader, requests: list[ChatRequest]) -> CachedRun:
+    """Answers of ``requests`` through the answer cache (only misses are generated)."""
+    with AnswerCache(answer_cache_path()) as cache:
+        return generate_cached(reader, requests, cache)
+
+
+def generation_fields(reader: Reader, gen: Generation, key: str) -> dict[str, Any]:
+    """What an answer row records of one generation: output, error, tokens, the reader's
+    identity, the cache key and the measured KV record (if any)."""
+    return {
+        "output": gen.output_text,
+        "error": gen.error,
+        "tokens_in": gen.tokens_in,
+        "tokens_out": gen.tokens_out,
+        "backend": reader.name,
+        "model_id": reader.model_id,
+        "model_revision": reader.revision,
+        "cache_key": key,
+        **measured_fields(gen.record),
+    }
+
+
+def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
+    """The non-deterministic side of a run (cache counts, tokens, timings, decoding)."""
+    window = run.compute_window()
+    generation_seconds = sum(g.seconds for g in run.generations)
+    tokens_out = sum(g.tokens_out for g in run.generations)
+    return {
+        "requests": len(run.generations),
+        **run.stats.as_dict(),
+        "tokens_in": sum(g.tokens_in for g in run.generations),
+        "tokens_out": tokens_out,
+        "generation_seconds": generation_seconds,
+        "tokens_per_s": tokens_out / generation_seconds if generation_seconds else 0.0,
+        "backend": reader.name,
+        "model_id": reader.model_id,
+        "model_revision": reader.revision,
+        "decoding": reader.decoding(),
+        "compute_started_at": window[0] if window else None,
+        "compute_ended_at": window[1] if window else None,
+    }
 
 
 # Fields of a context row that the answers and scores stages keep.
@@ -89,22 +132,13 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
     hook = compressor.reader_hook(ratio, max_input_tokens=spec.max_input_tokens)
     if hook is not None:  # the method runs inside the reader (a KV press)
         reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
-    with AnswerCache(answer_cache_path()) as cache:
-        run = generate_cached(reader, requests, cache)
+    run = ask_cached(reader, requests)
     answer_rows = [
         {
             **{k: row[k] for k in ANSWER_CARRY},
             "method": method,
             "ratio": ratio,
-            "output": gen.output_text,
-            "error": gen.error,
-            "tokens_in": gen.tokens_in,
-            "tokens_out": gen.tokens_out,
-            "backend": reader.name,
-            "model_id": reader.model_id,
-            "model_revision": reader.revision,
-            "cache_key": key,
-            **measured_fields(gen.record),
+            **generation_fields(reader, gen, key),
         }
         for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
     ]
@@ -114,24 +148,10 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
     if getattr(reader, "press", None) is not None or any(r is not None for r in records):
         kv = kv_summary(records)
         warn_fallbacks(f"answers {dataset} {method} r={ratio}", kv)
-    window = run.compute_window()
-    generation_seconds = sum(g.seconds for g in run.generations)
-    tokens_out = sum(g.tokens_out for g in run.generations)
     stats = {
         "cell": {"dataset": dataset, "method": method, "ratio": ratio},
-        "requests": len(requests),
-        **run.stats.as_dict(),
-        "tokens_in": sum(g.tokens_in for g in run.generations),
-        "tokens_out": tokens_out,
-        "generation_seconds": generation_seconds,
-        "tokens_per_s": tokens_out / generation_seconds if generation_seconds else 0.0,
-        "backend": reader.name,
-        "model_id": reader.model_id,
-        "model_revision": reader.revision,
-        "decoding": reader.decoding(),
+        **run_stats(reader, run),
         "kv": kv,
-        "compute_started_at": window[0] if window else None,
-        "compute_ended_at": window[1] if window else None,
     }
     write_json(cell.answer_stats, stats, default=str)
     return cell.answers

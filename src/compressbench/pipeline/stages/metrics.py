@@ -1,4 +1,10 @@
-"""The metrics stage: aggregate every cell, write metrics, summary, manifest; log MLflow."""
+"""The metrics stage: aggregate every cell, write metrics, summary, manifest; log MLflow.
+
+``metrics/tpbench.json`` holds the headline scores only (dataset -> method -> ratio -> probe ->
+strict / loose); every metric of every cell goes to ``reports/tpbench_full.json`` and to the
+cell's MLflow run. DVC shows the per-cell files of the scores stage (``metrics/cells/...``),
+one row per cell, rather than one row of every cell's columns.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from compressbench.analysis.aggregate import by_probe_seed, cell_metrics, seed_means
+from compressbench.analysis.aggregate import by_probe_seed, cell_metrics, compact, seed_means
 from compressbench.analysis.report import SummaryGrid, summary_markdown
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
@@ -48,8 +54,15 @@ def summary_grid(params: Params) -> SummaryGrid:
     code=("analysis", "tracking", "pipeline/track.py", "pipeline/answer_table.py"),
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
-    metrics=(Out(str(paths.METRICS_FILE), cache=False),),
-    outs=(Out(str(paths.SUMMARY_FILE), cache=False), Out(str(paths.MANIFEST_FILE), cache=False)),
+    outs=tuple(
+        Out(str(p), cache=False)
+        for p in (
+            paths.METRICS_FILE,
+            paths.FULL_METRICS_FILE,
+            paths.SUMMARY_FILE,
+            paths.MANIFEST_FILE,
+        )
+    ),
 )
 def stage_metrics(params: Params) -> Path:
     """Aggregate every cell of the current grid; write metrics, summary, manifest; log MLflow."""
@@ -66,13 +79,23 @@ def stage_metrics(params: Params) -> Path:
         headline.setdefault(cell.dataset, {}).setdefault(cell.method, {})[
             paths.ratio_name(cell.ratio)
         ] = {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
-    write_json(paths.METRICS_FILE, headline, sort_keys=True)
+    write_json(paths.FULL_METRICS_FILE, headline, sort_keys=True)
+    short = {
+        d: {m: {r: compact(probes) for r, probes in ratios.items()} for m, ratios in ms.items()}
+        for d, ms in headline.items()
+    }
+    write_json(paths.METRICS_FILE, short, sort_keys=True)
     with atomic_writer(paths.SUMMARY_FILE) as fh:
         fh.write(summary_markdown(summary_grid(params), headline))
     outputs = [p for c in _cells(params) for p in (c.contexts, c.answers, c.scores)]
     outputs += [paths.corpus_file(d) for d in params.datasets]
     outputs += [paths.probes_file(d, r) for d in params.datasets for r in params.ratios]
-    write_manifest(paths.MANIFEST_FILE, [*outputs, paths.METRICS_FILE], stage="metrics", root=".")
+    write_manifest(
+        paths.MANIFEST_FILE,
+        [*outputs, paths.METRICS_FILE, paths.FULL_METRICS_FILE],
+        stage="metrics",
+        root=".",
+    )
     log_to_mlflow(params, groups)
     print(paths.SUMMARY_FILE.read_text(encoding="utf-8"))
     return paths.METRICS_FILE

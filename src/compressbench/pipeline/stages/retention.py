@@ -46,6 +46,7 @@ def retention_setup(params: Params) -> dict[str, Any]:
         "tpbench/retention.py",
         "tpbench/retention_reader.py",
         "tpbench/retention_log.py",
+        "tpbench/slot_types.py",
         "tpbench/probes.py",
         "tpbench/prompts.py",
         "tpbench/goals.py",

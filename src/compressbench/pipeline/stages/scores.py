@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from compressbench.analysis.aggregate import compact, probe_means
 from compressbench.config import Params
-from compressbench.jsonl import read_jsonl, write_jsonl
+from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import Out, stage
 from compressbench.tpbench.scoring.answers import score_answer
 
 log = logging.getLogger(__name__)
@@ -18,12 +19,17 @@ log = logging.getLogger(__name__)
     "scores",
     over=("dataset", "method", "ratio"),
     params=("scoring",),
-    code=("tpbench/scoring",),
+    code=("tpbench/scoring", "analysis/aggregate.py"),
     deps=(paths.ANSWERS,),
     outs=(paths.SCORES,),
+    metrics=(Out(paths.CELL_METRICS, cache=False),),
 )
 def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
-    """Score every stored answer of a cell with its probe's published scorer."""
+    """Score every stored answer of a cell with its probe's published scorer.
+
+    The cell's headline scores (seed means of P1/P2/P3 strict and loose) go to a small DVC
+    metrics file, one row per cell in ``dvc metrics show``.
+    """
     cell = paths.CellFiles(dataset, method, ratio)
     corrected = params.scoring.abstain == "json_literal"
     rows = [
@@ -31,4 +37,5 @@ def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Pat
         for row in read_jsonl(cell.answers)
     ]
     write_jsonl(cell.scores, rows)
+    write_json(cell.metrics, compact(probe_means(rows)), sort_keys=True)
     return cell.scores

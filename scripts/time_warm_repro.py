@@ -1,0 +1,129 @@
+"""Time a warm ``dvc repro`` (nothing changed) of this repo's pipeline on its own params.yaml.
+
+Builds a throwaway copy of the project (dvc.yaml, params.yaml, .dvcignore, .dvc/config, src/)
+in its own git + DVC repo, fills every stage's outputs in-process with a deterministic echo
+reader instead of the real one (DVC's bookkeeping does not depend on what the answers say),
+records them with ``dvc commit``, then times ``dvc repro`` N times. ``--baseline REV`` also
+times the dvc.yaml of a git revision in the same copy (interleaved runs, same outputs), so
+two pipeline definitions are compared under the same machine load.
+
+    python scripts/time_warm_repro.py --repeat 6 --baseline HEAD~1
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported from the copy's src/ at run time
+    from compressbench.readers.base import ChatRequest, Generation
+
+REPO = Path(__file__).resolve().parents[1]
+ANSWER = json.dumps({"value": "x", "abstain": False})
+
+
+class EchoReader:
+    name, revision = "timing_echo", "1"
+
+    def __init__(self, model: str) -> None:
+        self.model_id = model
+
+    def decoding(self) -> dict[str, str]:
+        return {}
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        from compressbench.readers.base import Generation
+
+        return [Generation(id=r.id, raw=ANSWER, json_text=ANSWER, error=None) for r in requests]
+
+
+def _fill_outputs(root: Path) -> None:
+    """Run every declared stage in-process (the copy's own src/) on the copy's params."""
+    sys.path.insert(0, str(root / "src"))
+    from compressbench.config import load_params
+    from compressbench.pipeline.declare import LOOP_KEYS
+    from compressbench.pipeline.stages import declarations
+    from compressbench.readers.registry import register_reader
+
+    register_reader(EchoReader.name, EchoReader)
+    params = load_params(root / "params.yaml")
+    reader = dataclasses.replace(params.reader, backend=EchoReader.name)
+    params = dataclasses.replace(params, reader=reader)
+    for decl in declarations():
+        for cell in itertools.product(*(getattr(params, LOOP_KEYS[k]) for k in decl.over)):
+            decl.run(params, *cell)
+
+
+def _timed(root: Path, *args: str) -> tuple[float, float]:
+    """Wall and CPU seconds (the command and its children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(args, cwd=root, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", help="git revision whose dvc.yaml to time as well")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="warm-repro-"))
+    for name in ("dvc.yaml", "params.yaml", ".dvcignore"):
+        shutil.copy(REPO / name, root / name)
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    os.environ["PYTHONPATH"] = str(root / "src")
+    os.environ["COMPRESSBENCH_ANSWER_CACHE"] = str(root / ".cache" / "answers.sqlite")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["dvc", "init", "-q"], cwd=root, check=True)
+    shutil.copy(REPO / ".dvc" / "config", root / ".dvc" / "config")
+    cwd = Path.cwd()
+    os.chdir(root)
+    _fill_outputs(root)
+    os.chdir(cwd)
+    variants = {"current": (root / "dvc.yaml").read_text(encoding="utf-8")}
+    if args.baseline:
+        show = ["git", "show", f"{args.baseline}:dvc.yaml"]
+        variants[args.baseline] = subprocess.run(
+            show, cwd=REPO, check=True, capture_output=True, text=True
+        ).stdout
+    locks = {}
+    for name, text in variants.items():
+        (root / "dvc.yaml").write_text(text, encoding="utf-8")
+        (root / "dvc.lock").unlink(missing_ok=True)
+        subprocess.run(["dvc", "commit", "-f", "-q"], cwd=root, check=True)
+        locks[name] = (root / "dvc.lock").read_text(encoding="utf-8")
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    for _ in range(args.repeat):
+        for name, text in variants.items():
+            (root / "dvc.yaml").write_text(text, encoding="utf-8")
+            (root / "dvc.lock").write_text(locks[name], encoding="utf-8")
+            times[name].append(_timed(root, "dvc", "repro", "-q"))
+    for name, runs in times.items():
+        walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+        print(
+            f"{name}: warm dvc repro wall min {min(walls):.2f} s, median "
+            f"{statistics.median(walls):.2f} s; CPU median {statistics.median(cpus):.2f} s; "
+            f"dvc.lock {len(locks[name].splitlines())} lines ({len(runs)} runs)"
+        )
+    shutil.rmtree(root)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

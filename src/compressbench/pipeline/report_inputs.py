@@ -1,0 +1,142 @@
+"""What the report stage reads: the grid's cells, the optional diagnostics (retention,
+deletions, judge verdicts), how each method is drawn, and the MLflow runs behind each cell."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from compressbench.analysis.report_model import CellData, CellKey, RunRef
+from compressbench.compress.registry import method_entry
+from compressbench.compress.selectors import get_selector
+from compressbench.jsonl import read_jsonl
+from compressbench.pipeline import paths
+from compressbench.tracking import (
+    TrackingError,
+    read_cells,
+    read_pipeline_runs,
+    resolve_tracking_uri,
+    sha256_file,
+)
+
+# How the paper names the methods in its tables and figures.
+LABELS: dict[str, str] = {
+    "full_context": "full context",
+    "recency": "recency",
+    "random_seed42": "random selection",
+    "first_n": "earliest turns",
+    "uniform_stride": "uniform stride",
+    "attention_h2o": "attention/H2O proxy",
+    "embedding_mmr": "embedding MMR",
+    "llmlingua2": "LLMLingua-2",
+    "first_user_recent": "first user + recent",
+    "snapkv": "SnapKV",
+    "pyramidkv": "PyramidKV",
+    "streamingllm": "StreamingLLM",
+    "chunkkv": "ChunkKV",
+}
+KV_FAMILIES = ("kv_press", "kvpress_class")
+
+
+def method_style(name: str) -> str:
+    """``full``, ``positional`` (a turn selector budgeted by rounding: position alone),
+    ``content`` (one that reads the dialogue), ``kv`` (a KV-cache press) or ``other``."""
+    if name == "full_context":
+        return "full"
+    entry = method_entry(name)
+    if entry is None:
+        return "other"
+    if entry.family in KV_FAMILIES:
+        return "kv"
+    if entry.family == "turn_selector":
+        return "positional" if get_selector(name).budget_rule == "round" else "content"
+    return "other"
+
+
+def load_cells(
+    datasets: Sequence[str], methods: Sequence[str], ratios: Sequence[float]
+) -> dict[CellKey, CellData]:
+    """Every cell's scored rows, context rows and answers stats."""
+    cells = {}
+    for dataset in datasets:
+        for method in methods:
+            for ratio in ratios:
+                files = paths.CellFiles(dataset, method, ratio)
+                cells[(dataset, method, ratio)] = CellData(
+                    dataset=dataset,
+                    method=method,
+                    ratio=ratio,
+                    scores=list(read_jsonl(files.scores)),
+                    contexts=list(read_jsonl(files.contexts)),
+                    stats=json.loads(files.answer_stats.read_text(encoding="utf-8")),
+                )
+    return cells
+
+
+def optional_json(path: Path) -> dict[str, Any] | None:
+    """A JSON file's content, or None when the stage that writes it has not run."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def deletion_rows(dataset: str) -> list[dict[str, Any]]:
+    """The scored rows of the deletion experiment (empty when it has not run)."""
+    path = paths.fill(paths.DELETION_SCORES, dataset)
+    return list(read_jsonl(path)) if path.exists() else []
+
+
+def load_verdicts(datasets: Sequence[str]) -> dict[CellKey, list[dict[str, Any]]]:
+    """P1 judge verdict rows under :data:`~compressbench.pipeline.paths.VERDICTS_DIR`, by the
+    (dataset, method, ratio) each row names."""
+    found: dict[CellKey, list[dict[str, Any]]] = defaultdict(list)
+    if not paths.VERDICTS_DIR.is_dir():
+        return {}
+    for file in sorted(paths.VERDICTS_DIR.rglob("*.jsonl")):
+        for row in read_jsonl(file):
+            if row.get("dataset") in datasets and row.get("probe_type", "P1") == "P1":
+                found[(row["dataset"], row["method"], float(row["ratio"]))].append(row)
+    return dict(found)
+
+
+def _newest(runs: list[Any], stage: str) -> Any | None:
+    done = [r for r in runs if r.tags.get("dvc.stage") == stage and r.status == "FINISHED"]
+    return done[-1] if done else None  # runs come oldest first
+
+
+def cell_runs(
+    tracking_uri: str | None,
+    experiment: str,
+    cells: dict[CellKey, CellData],
+    datasets: Sequence[str],
+) -> tuple[dict[tuple[str, str, int, float, str], RunRef], list[str], str | None]:
+    """The child runs of the newest finished metrics run, by (dataset, probe, seed, ratio,
+    method), each checked against the sha256 of the scored file it recorded; notes naming the
+    runs (metrics, retention) for the report; the metrics run id."""
+    uri = resolve_tracking_uri(tracking_uri)
+    try:
+        parents = read_pipeline_runs(uri, experiment)
+    except TrackingError as exc:
+        return {}, [f"No MLflow runs found: {exc}"], None
+    metrics = _newest(parents, "metrics")
+    if metrics is None:
+        return {}, [f"No finished metrics run in experiment `{experiment}` ({uri})."], None
+    notes = [f"metrics stage: MLflow run `{metrics.run_id}` (experiment `{experiment}`, {uri})"]
+    for dataset in datasets:
+        retention = _newest(parents, f"retention@{dataset}")
+        if retention is not None:
+            notes.append(f"retention {dataset}: MLflow run `{retention.run_id}`")
+    digests = {key: sha256_file(paths.CellFiles(*key).scores) for key in cells}
+    runs = {}
+    for run in read_cells(uri, experiment, parent_run_id=metrics.run_id):
+        p = run.params
+        try:
+            key = (p["dataset"], p["probe"], int(p["seed"]), float(p["ratio"]), p["method"])
+        except (KeyError, ValueError):
+            continue  # not a TPBench cell run
+        recorded = {v for k, v in run.tags.items() if k.startswith("sha256.output.")}
+        digest = digests.get((key[0], key[4], key[3]))
+        verified = None if not recorded or digest is None else digest in recorded
+        runs[key] = RunRef(run.run_id, verified)
+    return runs, notes, metrics.run_id

@@ -1,0 +1,79 @@
+"""The deletion_answers stage: the reader's answers to every deletion prompt, through the cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from compressbench.config import Params
+from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.stages.answers import ask_cached, generation_fields, run_stats
+from compressbench.pipeline.stages.rows import PROBE_FIELDS
+from compressbench.readers.base import ChatRequest
+
+# Fields of a deletion context row that its answer row keeps.
+CARRY = (
+    "probe_id",
+    "probe_type",
+    "condition",
+    "task_id",
+    *PROBE_FIELDS,
+    "ratio",
+    "n_turns",
+    "removed_turn_ids",
+    "kept_turn_ids",
+    "meta",
+)
+
+
+def deletion_request_id(row: dict[str, Any]) -> str:
+    """Unique id of a deletion prompt: ``<condition>|<seed>|<probe id>``."""
+    return f"{row['condition']}|{row['seed']}|{row['probe_id']}"
+
+
+@stage(
+    "deletion_answers",
+    over=("dataset",),
+    params=("reader", "deletions"),
+    code=(
+        "pipeline/reader_factory.py",
+        "pipeline/stages/answers.py",
+        "pipeline/stages/answer_records.py",
+        "pipeline/stages/rows.py",
+    ),
+    deps=(paths.DELETION_CONTEXTS,),
+    outs=(paths.DELETION_ANSWERS, Out(paths.DELETION_ANSWER_STATS, cache=False)),
+)
+def stage_deletion_answers(params: Params, dataset: str) -> Path:
+    """Ask the reader every deletion prompt (``deletions.max_new_tokens``); cached answers are
+    never regenerated, and timings go to the ``.stats.json`` beside the answers."""
+    contexts = list(read_jsonl(paths.fill(paths.DELETION_CONTEXTS, dataset)))
+    requests = [
+        ChatRequest(
+            id=deletion_request_id(row),
+            system=row["prompt_system"],
+            user=row["prompt_user"],
+            max_new_tokens=params.deletions.max_new_tokens,
+        )
+        for row in contexts
+    ]
+    out = paths.fill(paths.DELETION_ANSWERS, dataset)
+    stats_file = paths.fill(paths.DELETION_ANSWER_STATS, dataset)
+    if not requests:  # disabled or no P2 probe: no reader to load
+        write_jsonl(out, [])
+        write_json(stats_file, {"dataset": dataset, "requests": 0})
+        return out
+    reader = build_reader(params.reader)
+    run = ask_cached(reader, requests)
+    write_jsonl(
+        out,
+        (
+            {**{k: row[k] for k in CARRY}, **generation_fields(reader, gen, key)}
+            for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
+        ),
+    )
+    write_json(stats_file, {"dataset": dataset, **run_stats(reader, run)}, default=str)
+    return out

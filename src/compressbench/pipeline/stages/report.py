@@ -1,0 +1,140 @@
+"""The report stage: ``reports/tpbench.md`` with the paper's tables, three PNG figures (DVC
+plots), all logged to MLflow as a report run linked to the metrics run it reads."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from compressbench.analysis.answer_kinds import P2_RULE, KindRule, score_is_one
+from compressbench.analysis.report_model import FIGURES, Findings, ReportInput
+from compressbench.config import Params
+from compressbench.pipeline import paths
+from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.report_inputs import (
+    LABELS,
+    cell_runs,
+    deletion_rows,
+    load_cells,
+    load_verdicts,
+    method_style,
+    optional_json,
+)
+from compressbench.readers.smollm import UPSTREAM_ID as DEFAULT_READER
+from compressbench.tpbench.scoring.p3 import score_p3
+from compressbench.tpbench.slot_types import slot_type
+from compressbench.tracking import start_pipeline_run
+
+log = logging.getLogger(__name__)
+
+FIGURE_FILES = {name: paths.FIGURES_DIR / f"{name}.png" for name in FIGURES}
+
+
+def p3_superseded(row: Mapping[str, Any]) -> bool:
+    """The P3 answer's value segment names the replaced value by P3 value-strict's rule
+    (the scorer itself, with ``old_value`` as the gold value)."""
+    if row.get("abstain") or not row.get("old_value"):
+        return False
+    scores = score_p3(row.get("prediction"), row.get("gold_story_label"), row["old_value"])
+    return bool(scores.value_strict)
+
+
+KIND_RULES = {
+    "P2": P2_RULE,
+    "P3": KindRule(correct=score_is_one("value_strict"), superseded=p3_superseded),
+}
+
+
+def _metrics(f: Findings) -> dict[str, float]:
+    """The report's own numbers for its MLflow run (NaN and missing values left out)."""
+    out: dict[str, float] = {}
+    for dataset, gaps in f.gaps.items():
+        for g in gaps:
+            base = f"p3_gap.{dataset}.{g.method}.{g.metric}"
+            out |= {base: g.gap, f"{base}.ci_low": g.low, f"{base}.ci_high": g.high}
+    for dataset, rho in f.spearman.items():
+        if rho is not None:
+            out[f"spearman_p1_p2.{dataset}"] = rho
+    if f.format_error_rate is not None:
+        out["format_error_rate"] = f.format_error_rate
+    return {k: v for k, v in out.items() if not math.isnan(v)}
+
+
+@stage(
+    "report",
+    params=("datasets", "methods", "ratios", "seeds", "p3_ratio", "tracking"),
+    code=(
+        "analysis",
+        "tracking",
+        "tpbench/scoring",
+        "tpbench/slot_types.py",
+        "pipeline/report_inputs.py",
+    ),
+    deps=(
+        *(str(paths.DATA / d) for d in ("contexts", "answers", "scores", "deletions")),
+        "metrics/retention",
+        "metrics/deletions",
+        str(paths.FULL_METRICS_FILE),  # the metrics stage (and its MLflow run) comes first
+    ),
+    outs=(Out(str(paths.REPORT_FILE), cache=False),),
+    plots=tuple(Out(str(p), cache=False) for p in FIGURE_FILES.values()),
+)
+def stage_report(params: Params) -> Path:
+    """Write the TPBench report and its figures; log them to MLflow, linked to the metrics run.
+
+    Every number traces to its MLflow cell run (the report's last table); judge verdicts under
+    ``data/verdicts/`` are read when present (they are not a DVC dependency).
+    """
+    cells = load_cells(params.datasets, params.methods, params.ratios)
+    runs, notes, metrics_run = cell_runs(
+        params.tracking.uri, params.tracking.experiment, cells, params.datasets
+    )
+    stats = next(iter(cells.values())).stats
+    reader = f"`{stats['backend']}` `{stats['model_id']}`"
+    with start_pipeline_run(
+        "tpbench report",
+        {
+            "datasets": params.datasets,
+            "methods": params.methods,
+            "ratios": params.ratios,
+            "seeds": params.seeds,
+            "p3_ratio": params.p3_ratio,
+        },
+        tracking_uri=params.tracking.uri,
+        experiment=params.tracking.experiment,
+        stage="report",
+        tags={"report.metrics_run_id": metrics_run or "none"},
+    ) as run:
+        inp = ReportInput(
+            datasets=params.datasets,
+            methods=params.methods,
+            ratios=params.ratios,
+            main_ratio=params.p3_ratio,
+            seeds=params.seeds,
+            reader=reader,
+            default_reader=str(stats["model_id"]).startswith(DEFAULT_READER),
+            cells=cells,
+            styles={m: method_style(m) for m in params.methods},
+            labels=LABELS,
+            slot_type=slot_type,
+            kind_rules=KIND_RULES,
+            retention={d: optional_json(paths.retention_file(d)) for d in params.datasets},
+            deletions={
+                d: optional_json(paths.fill(paths.DELETION_SUMMARY, d)) for d in params.datasets
+            },
+            deletion_rows={d: deletion_rows(d) for d in params.datasets},
+            verdicts=load_verdicts(params.datasets),
+            runs=runs,
+            run_notes=[*notes, f"this report: MLflow run `{run.run_id}`"],
+        )
+        from compressbench.analysis.tpbench_report import write_report  # imports matplotlib
+
+        findings, figures = write_report(inp, paths.REPORT_FILE, FIGURE_FILES)
+        run.log_metrics(_metrics(findings))
+        run.log_artifacts([paths.REPORT_FILE, paths.FULL_METRICS_FILE], "report")
+        run.log_artifacts(list(figures.values()), "figures")
+    log.info("report: %s (%d figures)", paths.REPORT_FILE, len(figures))
+    return paths.REPORT_FILE
