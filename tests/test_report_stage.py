@@ -17,7 +17,7 @@ from PIL import Image
 from compressbench.analysis.report_model import CellData, ReportInput, compute
 from compressbench.analysis.tpbench_report import render
 from compressbench.config import parse_params
-from compressbench.jsonl import read_jsonl
+from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline import paths, stages
 from compressbench.pipeline.declare import Out, StageDecl
 from compressbench.pipeline.dvc_yaml import stage_entry
@@ -149,8 +149,29 @@ def _expected_kinds(method: str) -> list[int]:
     return [correct, superseded, len(seen) - correct - superseded, 0, 0, 0]
 
 
+def _verdicts() -> None:
+    """Judge verdicts of one cell, as ``compressbench judge-p1 --output`` writes them."""
+    outcomes = [True, True, False, None, None]  # the last one a judge error
+    rows = [
+        {
+            "dataset": "builtin",
+            "method": "recency",
+            "ratio": RATIO,
+            "probe_type": "P1",
+            "seed": 42,
+            "probe_id": f"builtin:d{i}:qa00",
+            "dialogue_id": f"d{i}",
+            "equivalent": eq,
+            "error": "unparseable" if i == 4 else None,
+        }
+        for i, eq in enumerate(outcomes)
+    ]
+    write_jsonl(paths.VERDICTS_DIR / "builtin" / "recency" / "0.3.jsonl", rows)
+
+
 def test_report_stage_end_to_end(pipeline: Any) -> None:
     params = pipeline
+    _verdicts()
     stages.stage_report(params)
     report = paths.REPORT_FILE.read_text(encoding="utf-8")
     positions = [report.index(s) for s in SECTIONS]  # each section is there ...
@@ -171,7 +192,9 @@ def test_report_stage_end_to_end(pipeline: Any) -> None:
     deletion = report.split("## Deleting the turn")[1].split("\n## ")[0]
     assert "remove the update turn |" in deletion and "superseded" in deletion
     assert "McNemar" in deletion and "Not run" not in deletion
-    assert "Not judged" in report
+    semantic = report.split("## P1 semantic equivalence")[1].split("\n## ")[0]
+    assert "| builtin | recency | 0.3 | 5 | 0.400 [" in semantic
+    assert semantic.rstrip().endswith("| 1 | 1 | 1 |")  # not equivalent, null, errors
     # every cell's numbers trace to its MLflow run, checked against the scored file's sha256
     uri = params.tracking.uri
     metrics_run = [r for r in read_pipeline_runs(uri, "report") if r.tags["dvc.stage"] == "metrics"]
@@ -280,3 +303,4 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
     assert ("offline default" in text) == default_reader
     assert "Not run: no `metrics/retention/builtin.json`" in text
     assert "Not run: this pipeline has no deletion stage" in text
+    assert "Not judged: no verdicts" in text

@@ -54,9 +54,9 @@ def look_for(methods: Sequence[str], labels: Mapping[str, str], styles: Mapping[
     return Look(labels=labels, colors=colors, styles=styles)
 
 
-def _panels(n: int, height: float) -> tuple[Any, list[Any]]:
+def _panels(n: int, height: float, **kwargs: Any) -> tuple[Any, list[Any]]:
     width = max(MIN_WIDTH, PANEL_WIDTH * max(n, 1))
-    fig, axes = plt.subplots(1, max(n, 1), figsize=(width, height), layout="constrained")
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(width, height), layout="constrained", **kwargs)
     return fig, list(axes) if n > 1 else [axes]
 
 
@@ -237,7 +237,7 @@ METRIC_MARKERS = {"strict": ("o", -0.15), "loose": ("s", 0.15)}
 def gap_figure(panels: Mapping[str, Sequence[Gap]], look: Look, path: Path, title: str) -> Path:
     """Forest plot of full context − method (percentage points) with 95% intervals."""
     n_rows = max((len({g.method for g in gaps}) for gaps in panels.values()), default=1)
-    fig, axes = _panels(len(panels), 1.6 + 0.45 * n_rows)
+    fig, axes = _panels(len(panels), 1.8 + 0.45 * n_rows, sharex=True)  # one scale to compare
     for ax, (dataset, gaps) in zip(axes, panels.items(), strict=False):
         if not gaps:
             _empty(ax, dataset, "no P3 rows paired with full context")
