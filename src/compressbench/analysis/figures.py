@@ -232,6 +232,7 @@ def retention_figure(
 
 
 METRIC_MARKERS = {"strict": ("o", -0.15), "loose": ("s", 0.15)}
+MIN_GAP_SPAN = 10.0  # percentage points each side of 0, at least
 
 
 def gap_figure(panels: Mapping[str, Sequence[Gap]], look: Look, path: Path, title: str) -> Path:
@@ -261,6 +262,10 @@ def gap_figure(panels: Mapping[str, Sequence[Gap]], look: Look, path: Path, titl
         ax.set_xlabel("P3 gap: full context − method (percentage points)")
         ax.set_title(dataset)
         ax.grid(axis="x", alpha=0.3)
+        low, high = ax.get_xlim()  # never a degenerate scale (every gap 0)
+        ax.set_xlim(min(low, -MIN_GAP_SPAN), max(high, MIN_GAP_SPAN))
+        if all(g.reference == 0 for g in gaps):  # say why every gap is 0
+            ax.set_title(f"{dataset}\n(full context answers no P3 probe: no gap can show)")
     legend = [
         Line2D(
             [],
