@@ -67,6 +67,27 @@ def _fill_outputs(root: Path) -> None:
             decl.run(params, *cell)
 
 
+def _git_show(spec: str) -> str:
+    return subprocess.run(
+        ["git", "show", spec], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _pipeline_files(root: Path, name: str = "dvc.yaml") -> dict[str, str]:
+    """The copy's pipeline files called ``name`` (the root one and those under pipeline/)."""
+    found = [root / name, *sorted(root.glob(f"pipeline/*/{name}"))]
+    return {p.relative_to(root).as_posix(): p.read_text("utf-8") for p in found if p.exists()}
+
+
+def _install(root: Path, files: dict[str, str], locks: dict[str, str]) -> None:
+    """Make ``files`` (and their ``locks``) the copy's only pipeline definition."""
+    for stale in [*_pipeline_files(root), *_pipeline_files(root, "dvc.lock")]:
+        (root / stale).unlink()
+    for rel, text in {**files, **locks}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
 def _timed(root: Path, *args: str) -> tuple[float, float]:
     """Wall and CPU seconds (the command and its children) of one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -84,9 +105,13 @@ def main() -> int:
     parser.add_argument("--baseline", help="git revision whose dvc.yaml to time as well")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="warm-repro-"))
-    for name in ("dvc.yaml", "params.yaml", ".dvcignore"):
+    for name in ("params.yaml", ".dvcignore"):
         shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(root / "src"))
+    from compressbench.pipeline.dvc_yaml import copy_dvc_files
+
+    copy_dvc_files(REPO, root)
     os.environ["PYTHONPATH"] = str(root / "src")
     os.environ["COMPRESSBENCH_ANSWER_CACHE"] = str(root / ".cache" / "answers.sqlite")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -96,30 +121,30 @@ def main() -> int:
     os.chdir(root)
     _fill_outputs(root)
     os.chdir(cwd)
-    variants = {"current": (root / "dvc.yaml").read_text(encoding="utf-8")}
+    variants = {"current": _pipeline_files(root)}
     if args.baseline:
-        show = ["git", "show", f"{args.baseline}:dvc.yaml"]
-        variants[args.baseline] = subprocess.run(
-            show, cwd=REPO, check=True, capture_output=True, text=True
-        ).stdout
+        variants[args.baseline] = {"dvc.yaml": _git_show(f"{args.baseline}:dvc.yaml")}
+        for rel in _git_show(f"{args.baseline}").splitlines():  # its stages kept apart, if any
+            if rel == "pipeline/":
+                for sub in _git_show(f"{args.baseline}:pipeline").splitlines():
+                    path = f"pipeline/{sub}dvc.yaml"
+                    variants[args.baseline][path] = _git_show(f"{args.baseline}:{path}")
     locks = {}
-    for name, text in variants.items():
-        (root / "dvc.yaml").write_text(text, encoding="utf-8")
-        (root / "dvc.lock").unlink(missing_ok=True)
+    for name, files in variants.items():
+        _install(root, files, {})
         subprocess.run(["dvc", "commit", "-f", "-q"], cwd=root, check=True)
-        locks[name] = (root / "dvc.lock").read_text(encoding="utf-8")
+        locks[name] = _pipeline_files(root, "dvc.lock")
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     for _ in range(args.repeat):
-        for name, text in variants.items():
-            (root / "dvc.yaml").write_text(text, encoding="utf-8")
-            (root / "dvc.lock").write_text(locks[name], encoding="utf-8")
+        for name, files in variants.items():
+            _install(root, files, locks[name])
             times[name].append(_timed(root, "dvc", "repro", "-q"))
     for name, runs in times.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(
             f"{name}: warm dvc repro wall min {min(walls):.2f} s, median "
             f"{statistics.median(walls):.2f} s; CPU median {statistics.median(cpus):.2f} s; "
-            f"dvc.lock {len(locks[name].splitlines())} lines ({len(runs)} runs)"
+            f"dvc.lock {len(locks[name].get('dvc.lock', '').splitlines())} lines ({len(runs)} runs)"
         )
     shutil.rmtree(root)
     return 0

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from hotel_dialogue import HOTEL_TEXTS
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 
@@ -32,18 +34,7 @@ def corpora_dir() -> Path:
 
 # Tokenizer training text: the hotel dialogue of the selector tests plus a few more lines.
 SP_SENTENCES = [
-    "Hi, I need a hotel in Cambridge for three nights.",
-    "Sure. Do you have a price range in mind?",
-    "Something moderate, with free parking please.",
-    "The Acorn Guest House is moderate and has free parking. Shall I book it?",
-    "Yes, book it for two people starting Friday.",
-    "Done. Your reference number is 8XK2QP.",
-    "Actually, can you change that to four nights?",
-    "No problem, it is now four nights from Friday.",
-    "Great. I also need a taxi to the hotel from the station.",
-    "What time would you like to leave?",
-    "Around 5 pm, please.",
-    "Booked: a red Toyota will pick you up at 5 pm.",
+    *HOTEL_TEXTS,
     "I would like to book a table for four people tonight.",
     "The restaurant serves Italian food in the centre of town.",
     "Please find me a train to London on Saturday morning.",

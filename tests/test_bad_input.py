@@ -197,6 +197,7 @@ CASES = [
     ),
     # params.yaml: types, ranges, unknown keys at every level, duplicates, syntax
     bad_params("params-wrong-type", "ratios", "0.3", "field 'ratios'", "expected list"),
+    bad_params("params-integer-ratio", "ratios", [0.3, 1], "field 'ratios[1]'", "decimal (1.0)"),
     bad_params("params-out-of-range", "reader.batch_size", 0, "reader.batch_size", ">= 1"),
     bad_params("params-ratio-out-of-range", "p3_ratio", 1.3, "field 'p3_ratio'", "(0, 1]"),
     bad_params("params-unknown-key", "ratio", [0.3], "(top level)", "ratio;", "allowed:", "ratios"),

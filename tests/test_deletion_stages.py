@@ -24,6 +24,7 @@ from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.deletions import FULL, MINUS_CONTROL_SUPPORT
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tracking import open_client, read_cells, read_pipeline_runs, sha256_file
 
 RATIO = 0.3
 SEED = 42
@@ -86,6 +87,7 @@ def _raw(backend: str, **deletions: Any) -> dict[str, Any]:
         "methods": ["full_context"],
         "reader": {"backend": backend, "model": "builtin"},
         "deletions": deletions,
+        "tracking": {"uri": f"sqlite:///{Path.cwd() / 'mlflow.db'}", "experiment": "deletions"},
     }
 
 
@@ -256,6 +258,8 @@ def test_deletion_stages_end_to_end(
     assert differs  # the all-items test counts items that full context got wrong too
     assert pairs["all_evidence"]["deletion_flips"] == pairs["all_evidence"]["n_correct_full"]
 
+    _check_mlflow(params, summary)
+
     # Every scored row carries its condition, the removed turns and the picks in its meta.
     scored = list(read_jsonl(paths.fill(paths.DELETION_SCORES, "builtin")))
     assert {r["seed"] for r in scored} == {SEED}
@@ -279,6 +283,41 @@ def test_deletion_stages_end_to_end(
     assert {p: p.read_bytes() for p in Path("data").rglob("*.jsonl")} == before
 
 
+def _check_mlflow(params: Params, summary: dict[str, Any]) -> None:
+    """The summary in a real MLflow store: a parent run with the paired tests and the files, a
+    child per condition with its numbers and the cells' provenance tags."""
+    uri = params.tracking.uri
+    (parent,) = read_pipeline_runs(uri, "deletions")
+    assert parent.status == "FINISHED" and parent.tags["dvc.stage"] == "deletion_scores@builtin"
+    assert parent.params["seed"] == str(SEED) and parent.params["deletions.max_new_tokens"] == "128"
+    assert parent.metrics["n_probes"] == summary["n_probes"]
+    for pair in summary["pairs"]:
+        for key in ("n_matched", "deletion_flips", "mcnemar_b", "mcnemar_c", "mcnemar_p"):
+            assert parent.metrics[f"{pair['pair']}.{key}"] == pytest.approx(pair[key])
+    artifacts = {a.path for a in open_client(uri).list_artifacts(parent.run_id)}
+    assert {"builtin.json", "scores.jsonl"} <= artifacts
+    cells = {
+        c.params["condition"]: c for c in read_cells(uri, "deletions", parent_run_id=parent.run_id)
+    }
+    assert sorted(cells) == sorted(c["condition"] for c in summary["conditions"])
+    scores = paths.fill(paths.DELETION_SCORES, "builtin")
+    for entry in summary["conditions"]:
+        cell = cells[entry["condition"]]
+        assert (cell.params["dataset"], cell.params["probe"], cell.params["seed"]) == (
+            "builtin",
+            "P2",
+            str(SEED),
+        )
+        assert cell.metrics["n"] == entry["n"] and cell.metrics["strict"] == entry["strict"]
+        assert [cell.metrics["strict_ci_low"], cell.metrics["strict_ci_high"]] == entry["strict_ci"]
+        assert cell.tags["model.id"] == "builtin" and cell.tags["model.revision"] == "1"
+        assert cell.tags["dvc.stage"] == "deletion_scores@builtin"
+        assert cell.tags[f"sha256.output.{scores.as_posix()}"] == sha256_file(scores)
+        answers = paths.fill(paths.DELETION_ANSWERS, "builtin")
+        assert cell.tags[f"sha256.input.{answers.as_posix()}"] == sha256_file(answers)
+        assert cell.tags["env.distributions_sha256"] == parent.tags["env.distributions_sha256"]
+
+
 def test_disabled_deletions_write_empty_outputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
 ) -> None:
@@ -291,6 +330,7 @@ def test_disabled_deletions_write_empty_outputs(
     assert [c["n"] for c in summary["conditions"]] == [0] * 5
     assert all(c["strict"] is None for c in summary["conditions"])
     assert [p["n_matched"] for p in summary["pairs"]] == [0, 0]
+    assert not Path("mlflow.db").exists()  # nothing to log: no run, no store
 
 
 def test_a_probe_without_its_update_turn_is_one_line_of_bad_input(

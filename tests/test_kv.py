@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from hotel_dialogue import HOTEL_TEXTS
+
 kvpress = pytest.importorskip("kvpress")
 
 from compressbench.compress.kv.build import build_press, press_spec  # noqa: E402
@@ -32,18 +34,8 @@ SYSTEM = (
     "fences."
 )
 TURNS = [
-    "Hi, I need a hotel in Cambridge for three nights.",
-    "Sure. Do you have a price range in mind?",
-    "Something moderate, with free parking please.",
-    "The Acorn Guest House is moderate and has free parking. Shall I book it?",
-    "Yes, book it for two people starting Friday.",
-    "Done. Your reference number is 8XK2QP.",
-    "Actually, can you change that to four nights?",
-    "No problem, it is now four nights from Friday.",
-    "Great. I also need a taxi to the hotel from the station.",
-    "What time would you like to leave?",
-    "Around 5 pm, please.",
-    "Booked: a red Toyota will pick you up at 5 pm. Anything else?",
+    *HOTEL_TEXTS[:-1],
+    HOTEL_TEXTS[-1] + " Anything else?",
     "Can you recommend a restaurant near the hotel serving Italian food?",
     "Pizza Hut Fen Ditton is nearby and serves Italian food. Want a table?",
     "Yes, a table for two at 7 pm on Friday.",

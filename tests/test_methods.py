@@ -27,6 +27,7 @@ from compressbench.compress.render import render
 from compressbench.config import parse_params
 from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
+from hotel_dialogue import HOTEL_TEXTS
 
 PUBLISHED = [
     "full_context",
@@ -44,20 +45,7 @@ PUBLISHED = [
     "chunkkv",
 ]
 PRESETS = ["snapkv", "pyramidkv", "streamingllm", "chunkkv"]
-TEXTS = [
-    "Hi, I need a hotel in Cambridge for three nights.",
-    "Sure. Do you have a price range in mind?",
-    "Something moderate, with free parking please.",
-    "The Acorn Guest House is moderate and has free parking. Shall I book it?",
-    "Yes, book it for two people starting Friday.",
-    "Done. Your reference number is 8XK2QP.",
-    "Actually, can you change that to four nights?",
-    "No problem, it is now four nights from Friday.",
-    "Great. I also need a taxi to the hotel from the station.",
-    "What time would you like to leave?",
-    "Around 5 pm, please.",
-    "Booked: a red Toyota will pick you up at 5 pm.",
-]
+TEXTS = HOTEL_TEXTS
 TURNS = [Turn(i, USER if i % 2 == 0 else SYSTEM, t) for i, t in enumerate(TEXTS)]
 MODEL_BACKED = {"attention_h2o", "embedding_mmr", "llmlingua2"}
 RATIOS = [0.1, 0.3, 0.5, 1.0]
@@ -71,7 +59,7 @@ def method_params(name: str, request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 def _cases() -> Iterator[Any]:
-    for name in known_methods():
+    for name in known_methods(units="dialogue_turns"):  # KEEP compressors: their own matrix
         marks = [pytest.mark.slow] if name in MODEL_BACKED else []
         yield pytest.param(name, id=name, marks=marks)
 
@@ -85,7 +73,13 @@ def check_compression(name: str, comp: Compression, n: int, ratio: float) -> Non
     assert list(comp.kept_ids) == sorted(set(comp.kept_ids)) and set(comp.kept_ids) <= set(ids)
     assert (comp.n_units, comp.ratio) == (n, ratio) and comp.budget >= 1
     assert comp.record and json.loads(json.dumps(comp.record)) == comp.record
-    if comp.press is None:  # a text method: the context is its kept units, rendered
+    if comp.budget_unit == "reader_tokens":  # a span method: verbatim pieces of kept turns
+        assert comp.record["kept_tokens"] <= comp.budget
+        lines = comp.kept_text.split("\n") if comp.kept_text else []
+        assert len(lines) == len(comp.kept_ids)
+        for line, i in zip(lines, comp.kept_ids, strict=True):
+            assert all(piece in TEXTS[i] for piece in line.split(" … "))
+    elif comp.press is None:  # a text method: the context is its kept units, rendered
         assert comp.budget_unit == TURN_BUDGET_UNIT
         assert comp.text == render(TURNS[:n], comp.kept_ids, comp.render)
         assert comp.kept_text == "\n".join(TEXTS[i] for i in comp.kept_ids)
@@ -119,11 +113,15 @@ def test_every_registered_method_meets_the_contract(
             kept_counts.append(len(comp.kept_ids))
             full = render(TURNS[:n], range(n), "markers")
             cost = method.cost(comp, full, None)
-            assert 0.0 < cost.q <= 1.0 and cost.n_turns == n
+            # a token budget below every segment keeps nothing (never more than the budget)
+            assert cost.q > 0.0 or comp.budget_unit == "reader_tokens"
+            assert cost.q <= 1.0 and cost.n_turns == n
             if not method.needs_reader:  # text methods report their kept units, no reader
                 assert method.retained_text(source, ratio, no_prompt, None) == comp.kept_text
                 assert method.reader_hook(ratio, max_input_tokens=64) is None
                 assert cost.kept_turns == len(comp.kept_ids)
+                if comp.budget_unit == "reader_tokens":  # what it keeps grows with the budget
+                    kept_counts[-1] = comp.record["kept_tokens"]
             else:
                 assert cost.q == pytest.approx(int(cost.tokens_full * ratio) / cost.tokens_full)
         assert kept_counts == sorted(kept_counts)  # a larger ratio never keeps fewer units

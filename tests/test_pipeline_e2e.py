@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from compressbench.jsonl import read_jsonl
+from compressbench.pipeline.dvc_yaml import copy_dvc_files
 from compressbench.tracking import read_cells
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,7 +67,7 @@ def _run(project: Path, *args: str) -> str:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the project (pipeline files + sources) in its own git + DVC repo."""
     root = tmp_path_factory.mktemp("project")
-    shutil.copy(REPO / "dvc.yaml", root / "dvc.yaml")
+    copy_dvc_files(REPO, root)
     shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
     _write_params(root)
     _run(root, "git", "init", "-q")
@@ -81,6 +82,7 @@ def _ran(output: str, stage: str) -> bool:
 def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
     out = _run(project, "dvc", "repro")
     for stage in (
+        "pipeline/corpus_source/dvc.yaml:corpus_source@builtin",
         "corpora@builtin",
         "transitions@builtin",
         "answers@builtin-recency-0.3",
@@ -174,7 +176,7 @@ def test_real_corpora_by_changing_only_parameters(tmp_path: Path, corpora_dir: P
     """SGD test and the MultiWOZ 2.2 subset from ../shared/corpora through the same pipeline."""
     root = tmp_path / "real"
     root.mkdir()
-    shutil.copy(REPO / "dvc.yaml", root / "dvc.yaml")
+    copy_dvc_files(REPO, root)
     shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
     _write_params(
         root,

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import http.client
 import importlib.util
 import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chat_proxy import ChatProxy
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.registry import get_reader
 
@@ -94,68 +92,23 @@ def llama_server() -> Iterator[str]:
             proc.wait()
 
 
-class FailingProxy:
+class FailingProxy(ChatProxy):
     """Forwards to ``upstream`` but answers 429 to the first attempt of every prompt
     (503 for every other prompt, to vary it) and 500 always for prompts holding POISON."""
 
     def __init__(self, upstream: str) -> None:
-        host, port = upstream.removeprefix("http://").split("/")[0].split(":")
-        self.upstream = (host, int(port))
+        super().__init__(upstream)
         self.attempts: Counter[str] = Counter()
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def _decide(self, body: bytes) -> int | None:
+    def intercept(self, body: bytes) -> tuple[int, bytes] | None:
         user = json.loads(body)["messages"][-1]["content"]
         with self.lock:
             self.attempts[user] += 1
             n, rank = self.attempts[user], len(self.attempts)
-        if POISON in user:
-            return 500
-        if n == 1:
-            return 429 if rank % 2 else 503
-        return None
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                status = proxy._decide(body)
-                if status is not None:
-                    payload = json.dumps({"error": {"message": f"proxy says {status}"}}).encode()
-                    self._reply(status, payload, "application/json")
-                    return
-                conn = http.client.HTTPConnection(*proxy.upstream, timeout=120)
-                conn.request("POST", self.path, body, {"Content-Type": "application/json"})
-                resp = conn.getresponse()
-                self._reply(resp.status, resp.read(), resp.getheader("Content-Type", ""))
-                conn.close()
-
-            def _reply(self, status: int, payload: bytes, ctype: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(payload)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def __enter__(self) -> FailingProxy:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        status = 500 if POISON in user else (429 if rank % 2 else 503) if n == 1 else None
+        if status is None:
+            return None
+        return status, json.dumps({"error": {"message": f"proxy says {status}"}}).encode()
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ declared as DVC plots, and every cell traced to its MLflow run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -25,6 +26,8 @@ from compressbench.pipeline.stages.report import FIGURE_FILES, KIND_RULES
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
+from compressbench.tpbench.judge.prompt import prompt_sha256
+from compressbench.tpbench.judge.spec import JudgeSpec
 from compressbench.tpbench.probes import read_probes
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs
@@ -43,7 +46,7 @@ SECTIONS = (
     "## By slot type",
     "## KV-cache methods",
     "## Wider budgets",
-    "## P1 semantic equivalence (judge)",
+    "## P1 semantic (judged)",
     "## Answer retention (no reader)",
     "## Where every number comes from",
 )
@@ -120,7 +123,12 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str) 
     stages.stage_retention(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     for method in METHODS:
-        for run in (stages.stage_contexts, stages.stage_answers, stages.stage_scores):
+        for run in (
+            stages.stage_contexts,
+            stages.stage_answers,
+            stages.stage_scores,
+            stages.stage_judge,  # judge.enabled is false: empty verdict files
+        ):
             run(params, "builtin", method, RATIO)
     for run in (
         stages.stage_deletions,
@@ -150,7 +158,7 @@ def _expected_kinds(method: str) -> list[int]:
 
 
 def _verdicts() -> None:
-    """Judge verdicts of one cell, as ``compressbench judge-p1 --output`` writes them."""
+    """Judge verdicts of one cell, as the judge stage writes them."""
     outcomes = [True, True, False, None, None]  # the last one a judge error
     rows = [
         {
@@ -166,11 +174,19 @@ def _verdicts() -> None:
         }
         for i, eq in enumerate(outcomes)
     ]
-    write_jsonl(paths.VERDICTS_DIR / "builtin" / "recency" / "0.3.jsonl", rows)
+    write_jsonl(paths.fill(paths.VERDICTS, "builtin", "recency", RATIO), rows)
+
+
+def _semantic(report: str) -> str:
+    return report.split("## P1 semantic (judged)")[1].split("\n## ")[0]
 
 
 def test_report_stage_end_to_end(pipeline: Any) -> None:
-    params = pipeline
+    stages.stage_report(pipeline)  # judging off: the stage wrote empty verdict files
+    unjudged = _semantic(paths.REPORT_FILE.read_text(encoding="utf-8"))
+    assert unjudged.strip().startswith("Not judged (judge.enabled is false; see README).")
+    assert "|" not in unjudged
+    params = dataclasses.replace(pipeline, judge=JudgeSpec(enabled=True, model="judge-m"))
     _verdicts()
     stages.stage_report(params)
     report = paths.REPORT_FILE.read_text(encoding="utf-8")
@@ -192,9 +208,14 @@ def test_report_stage_end_to_end(pipeline: Any) -> None:
     deletion = report.split("## Deleting the turn")[1].split("\n## ")[0]
     assert "remove the update turn |" in deletion and "superseded" in deletion
     assert "McNemar" in deletion and "Not run" not in deletion
-    semantic = report.split("## P1 semantic equivalence")[1].split("\n## ")[0]
-    assert "| builtin | recency | 0.3 | 5 | 0.400 [" in semantic
-    assert semantic.rstrip().endswith("| 1 | 1 | 1 |")  # not equivalent, null, errors
+    semantic = _semantic(report)
+    assert f"Judge `judge-m`, released prompt sha256 `{prompt_sha256()[:12]}`" in semantic
+    p1 = json.loads(paths.FULL_METRICS_FILE.read_text())["builtin"]["recency"]["0.3"]["P1"]
+    assert (
+        f"| builtin | recency | 0.3 | 5 | 0.400 [0.000, 0.800] | {p1['strict']:.3f} / "
+        f"{p1['loose']:.3f} | 1 | 1 | 1 |"
+    ) in semantic  # not equivalent, null, errors
+    assert semantic.count("| builtin |") == 1  # the other cells' files are empty: not judged
     # every cell's numbers trace to its MLflow run, checked against the scored file's sha256
     uri = params.tracking.uri
     metrics_run = [r for r in read_pipeline_runs(uri, "report") if r.tags["dvc.stage"] == "metrics"]
@@ -205,6 +226,9 @@ def test_report_stage_end_to_end(pipeline: Any) -> None:
     report_run = [r for r in read_pipeline_runs(uri, "report") if r.tags["dvc.stage"] == "report"]
     assert report_run[-1].tags["report.metrics_run_id"] == metrics_run[-1].run_id
     assert report_run[-1].run_id in report
+    runs = read_pipeline_runs(uri, "report")
+    deletion_run = [r for r in runs if r.tags["dvc.stage"] == "deletion_scores@builtin"][-1]
+    assert f"deletions builtin: MLflow run `{deletion_run.run_id}`" in report
     client = open_client(uri)
     artifacts = {
         a.path
@@ -303,4 +327,4 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
     assert ("offline default" in text) == default_reader
     assert "Not run: no `metrics/retention/builtin.json`" in text
     assert "Not run: this pipeline has no deletion stage" in text
-    assert "Not judged: no verdicts" in text
+    assert "Not judged (judge.enabled is false; see README)." in text

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compressbench.pipeline.dvc_yaml import covered
+from compressbench.pipeline.dvc_yaml import copy_dvc_files, covered
 from compressbench.pipeline.stages import declaration, declarations
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,10 +39,16 @@ SMALL = {
     "method_params": {"streamingllm": {"n_sink": 4}},
     "retention": {"ratios": [0.3], "methods": ["recency"]},
     "deletions": {"enabled": False},  # its stages still declare (and are listed for) their inputs
+    "keepbench": {  # KEEP-Bench on one case per subset, short compressions
+        "max_per_subset": 1,
+        "compressors": {"llm": {"max_new_tokens": 16}, "recomp_extractive": {}},
+    },
 }
 SHORT_ANSWERS = {"p1": 24, "p2": 24, "p3": 32}  # reader.max_new_tokens: a faster first repro
 LOOP_VALUES: dict[str, list[Any]] = {"dataset": ["builtin"], "method": METHODS, "ratio": [0.3]}
-ALWAYS = {"corpora@builtin"}  # always_changed: its source is read every run
+# always_changed (it fingerprints the corpus source every run), in a dvc.yaml of its own; the
+# corpora stage after it reruns only when that fingerprint changed
+ALWAYS = {"pipeline/corpus_source/dvc.yaml:corpus_source@builtin"}
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -96,8 +102,8 @@ def _declared_readers(read: str) -> set[str]:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("declared")
-    for name in ("dvc.yaml", ".dvcignore"):
-        shutil.copy(REPO / name, root / name)
+    copy_dvc_files(REPO, root)
+    shutil.copy(REPO / ".dvcignore", root / ".dvcignore")
     shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
     raw = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
     raw.update(SMALL)
@@ -149,7 +155,7 @@ CHANGES = {
     ),
     "tpbench/prompts.py": (
         _source_edit("tpbench/prompts.py", "Do not add markdown", "Never add markdown"),
-        _stages("probes", "contexts", "retention", "deletions"),
+        _stages("probes", "contexts", "retention", "deletions", "judge"),  # judge: P1 question
     ),
     "tpbench/scoring/parse.py": (
         _source_edit("tpbench/scoring/parse.py", '"n/a", "none"}', '"n/a", "none", "not sure"}'),
@@ -159,7 +165,7 @@ CHANGES = {
 # Changes also reproduced (not only listed): the press one regenerates only its own answers.
 REPRO = {"method_params", "tpbench/scoring/parse.py"}
 # Stages a rerun may reach through changed outputs (never probes, transitions or deletions).
-DOWNSTREAM = ("scores", "deletion_scores", "metrics", "report")
+DOWNSTREAM = ("scores", "judge", "deletion_scores", "metrics", "report")
 
 
 @pytest.mark.parametrize("change", list(CHANGES))

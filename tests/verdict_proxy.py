@@ -7,13 +7,14 @@ chat completion whose content is not JSON, instead of forwarding to ``upstream``
 
 from __future__ import annotations
 
-import http.client
 import json
-import threading
 from collections import Counter
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from chat_proxy import ChatProxy, chat_completion
+
+__all__ = ["ALWAYS", "FIRST_ATTEMPT", "NEVER", "NOT_JSON_REPLY", "VerdictProxy", "chat_completion"]
 
 NOT_JSON_REPLY = "I think the candidate is equivalent to the reference."
 
@@ -22,42 +23,16 @@ ALWAYS: Callable[[int], bool] = lambda n: True  # noqa: E731
 NEVER: Callable[[int], bool] = lambda n: False  # noqa: E731
 
 
-def chat_completion(content: str, model: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "chatcmpl-proxy",
-            "object": "chat.completion",
-            "created": 0,
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-    ).encode()
-
-
-class VerdictProxy:
+class VerdictProxy(ChatProxy):
     def __init__(self, upstream: str | None, bad: Callable[[int], bool] = NEVER) -> None:
-        self.upstream = None
-        if upstream is not None:
-            host, port = upstream.removeprefix("http://").split("/")[0].split(":")
-            self.upstream = (host, int(port))
+        super().__init__(upstream)
         self.bad = bad
         self.bodies: list[dict[str, Any]] = []
         self.attempts: Counter[str] = Counter()
         self.forwarded = 0
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def _decide(self, body: bytes) -> bool:
-        """Record the request; True when this attempt gets the non-JSON reply."""
+    def intercept(self, body: bytes) -> tuple[int, bytes] | None:
+        """Record the request; the non-JSON reply for the attempts ``bad`` selects."""
         data = json.loads(body)
         user = data["messages"][-1]["content"]
         with self.lock:
@@ -66,43 +41,4 @@ class VerdictProxy:
             bad = self.bad(self.attempts[user])
             if not bad:
                 self.forwarded += 1
-        return bad
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if proxy._decide(body):
-                    model = json.loads(body).get("model", "")
-                    self._reply(200, chat_completion(NOT_JSON_REPLY, model), "application/json")
-                    return
-                if proxy.upstream is None:
-                    self._reply(502, b'{"error": {"message": "no upstream"}}', "application/json")
-                    return
-                conn = http.client.HTTPConnection(*proxy.upstream, timeout=600)
-                conn.request("POST", self.path, body, {"Content-Type": "application/json"})
-                resp = conn.getresponse()
-                self._reply(resp.status, resp.read(), resp.getheader("Content-Type", ""))
-                conn.close()
-
-            def _reply(self, status: int, payload: bytes, ctype: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def __enter__(self) -> VerdictProxy:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return (200, chat_completion(NOT_JSON_REPLY, data.get("model", ""))) if bad else None

@@ -29,6 +29,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "compare",
     "judge_validate",
     "judge_p1",
+    "use_config",
+    "answers_ray",
+    "flops",
+    "compress",
 )
 
 EXIT_BAD_INPUT = 2

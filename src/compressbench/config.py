@@ -17,7 +17,9 @@ import yaml
 
 from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
+from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
 from compressbench.readers.registry import reader_names
+from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
 PROBES = ("p1", "p2", "p3")
@@ -45,6 +47,7 @@ class CorpusSpec:
 class ReaderSpec:
     backend: str = "hf"
     model: str = "smollm2"
+    revision: str | None = None  # Hub revision (commit) of `model`; None: the default branch
     dtype: str = "float32"
     attn_implementation: str = "eager"
     batch_size: int = 8
@@ -103,6 +106,8 @@ class Params:
     retention: RetentionSpec = field(default_factory=RetentionSpec)
     scoring: ScoringSpec = field(default_factory=ScoringSpec)
     deletions: DeletionsSpec = field(default_factory=DeletionsSpec)
+    judge: JudgeSpec = field(default_factory=JudgeSpec)
+    keepbench: KeepSpec = field(default_factory=KeepSpec)
     source: str = "params.yaml"
 
     def check_cell(
@@ -185,6 +190,9 @@ class _Checker:
 
     def ratios(self, value: Any, fieldname: str) -> tuple[float, ...]:
         values = self.items(value, (int, float), fieldname)
+        for i, r in enumerate(values):
+            if type(r) is int:  # DVC names the cell `-1` while its files are named `1.0`
+                raise self.fail(f"{fieldname}[{i}]", f"write a decimal ({r}.0), got {r}")
         return tuple(self.ratio(r, f"{fieldname}[{i}]") for i, r in enumerate(values))
 
     def positive(self, value: Any, fieldname: str, minimum: int = 1) -> int:
@@ -239,6 +247,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
     return ReaderSpec(
         backend=c.choice(get("backend"), reader_names(), "reader.backend"),
         model=c.typed(get("model"), str, "reader.model"),
+        revision=c.optional_str(get("revision"), "reader.revision"),
         dtype=c.choice(get("dtype"), DTYPES, "reader.dtype"),
         attn_implementation=c.choice(
             get("attn_implementation"), ATTN_IMPLEMENTATIONS, "reader.attn_implementation"
@@ -340,6 +349,8 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         ),
         tracking=_tracking(c, raw.get("tracking")),
         deletions=_deletions(c, raw.get("deletions"), seeds),
+        judge=parse_judge(raw.get("judge"), source),
+        keepbench=parse_keepbench(raw.get("keepbench"), source),
         source=source,
     )
     # Method names and method_params against the registry (imported here: it is light, but

@@ -60,13 +60,31 @@ def dumps(row: Any) -> str:
     return json.dumps(row, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
 
 
+def _umask() -> int:
+    """The process umask (read without changing it where Linux shows it, since setting it
+    would briefly change it for every thread)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
-    """Write to a temp file beside ``path``; rename over it only if the block succeeds."""
+    """Write to a temp file beside ``path``; rename over it only if the block succeeds. The
+    file gets the mode a plain ``open`` would give it (0666 less the umask, e.g. 0644), not
+    the temp file's private 0600."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
             yield fh
             fh.flush()

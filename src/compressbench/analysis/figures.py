@@ -32,6 +32,7 @@ PANEL_WIDTH = 5.2
 MIN_WIDTH = 7.5  # inches: room for the title and the legend under a single panel
 CHARS_PER_INCH = 13  # legend text at 8 pt
 TIE_OFFSET = 0.07  # vertical offset between methods that share a rank (visibility only)
+DODGE = 0.012  # horizontal offset between methods at the same retention and accuracy
 LINESTYLES: dict[str, Any] = {"positional": "-", "content": "--"}
 
 
@@ -92,15 +93,15 @@ def _save(fig: Any, path: Path, legend: list[Any], title: str) -> Path:
     return path
 
 
-def _offsets(column: Mapping[str, float]) -> dict[str, float]:
-    """Small vertical offsets that separate methods sharing a rank (centred on the rank)."""
+def _offsets(column: Mapping[str, Any], step: float = TIE_OFFSET) -> dict[str, float]:
+    """Small offsets (multiples of ``step``, centred) that separate methods sharing a value."""
     sizes = Counter(column.values())
-    seen: Counter[float] = Counter()
+    seen: Counter[Any] = Counter()
     out = {}
-    for method, rank in column.items():
-        k = seen[rank]
-        seen[rank] += 1
-        out[method] = (k - (sizes[rank] - 1) / 2) * TIE_OFFSET
+    for method, value in column.items():
+        k = seen[value]
+        seen[value] += 1
+        out[method] = (k - (sizes[value] - 1) / 2) * step
     return out
 
 
@@ -189,12 +190,16 @@ def retention_figure(
             _empty(ax, dataset, "no P2 answers with known retention")
             continue
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+        dodge = _offsets(
+            {p.method: (round(p.retention, 3), round(p.accuracy, 3)) for p in points}, DODGE
+        )
         for p in points:
             color = look.colors[p.method]
+            x = p.retention + dodge[p.method]  # methods at one point drawn side by side
             if p.accuracy_retained is not None:
-                ax.plot([p.retention] * 2, [p.accuracy, p.accuracy_retained], color=color, lw=1)
+                ax.plot([x] * 2, [p.accuracy, p.accuracy_retained], color=color, lw=1)
                 ax.scatter(
-                    p.retention,
+                    x,
                     p.accuracy_retained,
                     s=60,
                     facecolors="none",
@@ -202,7 +207,7 @@ def retention_figure(
                     linewidths=1.5,
                     zorder=3,
                 )
-            ax.scatter(p.retention, p.accuracy, s=60, color=color, zorder=4)
+            ax.scatter(x, p.accuracy, s=60, color=color, zorder=4)
             shown += [p.method] if p.method not in shown else []
         ax.set_xlim(-0.03, 1.03)
         ax.set_ylim(-0.03, 1.03)
@@ -235,6 +240,14 @@ METRIC_MARKERS = {"strict": ("o", -0.15), "loose": ("s", 0.15)}
 MIN_GAP_SPAN = 10.0  # percentage points each side of 0, at least
 
 
+def _reference(gaps: Sequence[Gap]) -> str:
+    """The full-context scores every gap of a panel is measured from (and on how many pairs)."""
+    ref = {g.metric: g for g in gaps}
+    parts = [f"P3-{m} {ref[m].reference:.2f}" for m in METRIC_MARKERS if m in ref]
+    n = max(g.n_pairs for g in gaps)
+    return f"full context: {', '.join(parts)}; n = {n} paired answers per method"
+
+
 def gap_figure(panels: Mapping[str, Sequence[Gap]], look: Look, path: Path, title: str) -> Path:
     """Forest plot of full context − method (percentage points) with 95% intervals."""
     n_rows = max((len({g.method for g in gaps}) for gaps in panels.values()), default=1)
@@ -259,8 +272,8 @@ def gap_figure(panels: Mapping[str, Sequence[Gap]], look: Look, path: Path, titl
         ax.axvline(0, color="grey", linewidth=1)
         ax.set_yticks(range(len(methods)), [look.label(m) for m in methods])
         ax.set_ylim(len(methods) - 0.5, -0.5)
-        ax.set_xlabel("P3 gap: full context − method (percentage points)")
-        ax.set_title(dataset)
+        ax.set_xlabel("full context − method, percentage points (> 0: the method answers less)")
+        ax.set_title(f"{dataset}\n{_reference(gaps)}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         low, high = ax.get_xlim()  # never a degenerate scale (every gap 0)
         ax.set_xlim(min(low, -MIN_GAP_SPAN), max(high, MIN_GAP_SPAN))

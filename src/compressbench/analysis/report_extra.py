@@ -3,17 +3,14 @@ paired deletion experiment, P1 semantic judging, and where every number comes fr
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compressbench.analysis.answer_kinds import KIND_LABELS, KINDS, P2_RULE, kind_counts
 from compressbench.analysis.markdown import NONE, interval, num, pvalue, rate_count, table
-from compressbench.analysis.report_model import ReportInput
+from compressbench.analysis.report_model import Findings, ReportInput
 from compressbench.analysis.stats import cluster_bootstrap
-
-
-def _label(inp: ReportInput, method: str) -> str:
-    return inp.labels.get(method, method)
 
 
 def _retention_tables(
@@ -25,7 +22,7 @@ def _retention_tables(
 
     def grid(field: str) -> list[list[str]]:
         return [
-            [_label(inp, m), *(num(by[(m, r)][field]) if (m, r) in by else NONE for r in ratios)]
+            [inp.label(m), *(num(by[(m, r)][field]) if (m, r) in by else NONE for r in ratios)]
             for m in methods
         ]
 
@@ -52,7 +49,7 @@ def _retention_tables(
         cells = [row["by_slot_type"].get(g) for g in groups]
         slot_rows.append(
             [
-                _label(inp, m),
+                inp.label(m),
                 *(f"{num(c['p2_retention'])} ({c['n']})" if c else NONE for c in cells),
             ]
         )
@@ -208,54 +205,56 @@ def deletions(inp: ReportInput) -> list[str]:
     return lines
 
 
-def semantic(inp: ReportInput) -> list[str]:
-    """P1 semantic equivalence from judge verdicts (paper Table 4), where judged."""
-    lines = ["## P1 semantic equivalence (judge)", ""]
-    if not inp.verdicts:
+SEMANTIC_TITLE = "## P1 semantic (judged)"
+NOT_JUDGED = "Not judged (judge.enabled is false; see README)."
+
+
+def semantic(inp: ReportInput, f: Findings) -> list[str]:
+    """P1 semantic accuracy from the judge stage's verdicts (paper Table 4), beside P1-strict
+    and P1-loose; "not judged" when judging is off or judged nothing."""
+    lines = [SEMANTIC_TITLE, ""]
+    if inp.judge is None:
         return [
             *lines,
-            "Not judged: no verdicts under `data/verdicts/`. Judge a cell with `compressbench "
-            "judge-p1 --input data/scores/<dataset>/<method>/<r>.jsonl --output "
-            "data/verdicts/<dataset>/<method>/<r>.jsonl` (any OpenAI-compatible judge), then "
-            "rerun the report.",
+            f"{NOT_JUDGED} Set `judge.enabled: true` and a judge server (`judge.base_url`, "
+            "`judge.model`) in params.yaml, then `dvc repro`.",
             "",
         ]
+    if not inp.verdicts:
+        return [*lines, f"Not judged: no P1 answers in this grid for the judge {inp.judge}.", ""]
     lines += [
-        "Share of P1 answers the judge calls equivalent to the initial goal; null verdicts and "
-        "judge errors count without credit. 95% interval: 5,000 resamples of source dialogues.",
+        f"Judge {inp.judge}. Semantic: the share of P1 answers the judge calls equivalent to "
+        "the user's initial goal; null verdicts and judge errors count without credit. 95% "
+        "interval: 5,000 resamples of source dialogues (seeds pooled). P1-strict / P1-loose: "
+        "the lexical scores of the same answers (seed means).",
         "",
     ]
     rows = []
-    for (dataset, method, ratio), verdicts in sorted(inp.verdicts.items()):
+    for key in itertools.product(inp.datasets, inp.methods, inp.ratios):
+        verdicts = inp.verdicts.get(key)
+        if not verdicts:
+            continue
         values = [1.0 if v.get("equivalent") is True else 0.0 for v in verdicts]
         ci = cluster_bootstrap(
             values, [str(v.get("dialogue_id")) for v in verdicts], resamples=5000
         )
+        p1 = f.headline.get(key, {}).get("P1", {})
+        dataset, method, ratio = key
         rows.append(
             [
                 dataset,
-                _label(inp, method),
+                inp.label(method),
                 f"{ratio:g}",
                 len(values),
                 interval(ci.estimate, (ci.low, ci.high)),
+                f"{num(p1.get('strict'))} / {num(p1.get('loose'))}",
                 sum(v.get("equivalent") is False for v in verdicts),
                 sum(v.get("equivalent") is None and v.get("error") is None for v in verdicts),
                 sum(v.get("error") is not None for v in verdicts),
             ]
         )
-    return lines + table(
-        [
-            "dataset",
-            "method",
-            "r",
-            "n",
-            "semantic accuracy [95% CI]",
-            "not equivalent",
-            "null",
-            "errors",
-        ],
-        rows,
-    )
+    header = ["dataset", "method", "r", "n", "semantic [95% CI]", "P1-strict / loose"]
+    return lines + table([*header, "not equivalent", "null", "errors"], rows)
 
 
 def _run(ref: Any) -> str:
@@ -293,5 +292,5 @@ def provenance(inp: ReportInput) -> list[str]:
                         else NONE
                         for p in ("P1", "P2", "P3")
                     ]
-                    rows.append([dataset, _label(inp, method), f"{ratio:g}", seed, *refs])
+                    rows.append([dataset, inp.label(method), f"{ratio:g}", seed, *refs])
     return lines + table(["dataset", "method", "r", "seed", "P1 run", "P2 run", "P3 run"], rows)

@@ -72,9 +72,14 @@ class ReportInput:
     retention: Mapping[str, Mapping[str, Any] | None]  # dataset -> metrics/retention JSON
     deletions: Mapping[str, Mapping[str, Any] | None] | None  # None: no deletion stage
     deletion_rows: Mapping[str, Sequence[Row]] = field(default_factory=dict)  # scored, by dataset
-    verdicts: Mapping[CellKey, Sequence[Row]] = field(default_factory=dict)
+    verdicts: Mapping[CellKey, Sequence[Row]] = field(default_factory=dict)  # P1, judged cells
+    judge: str | None = None  # how the judge is named; None: judging is off (judge.enabled)
     runs: Mapping[tuple[str, str, int, float, str], RunRef] = field(default_factory=dict)
     run_notes: Sequence[str] = ()  # where the runs were found (or why not)
+
+    def label(self, method: str) -> str:
+        """The method's display name (the paper's)."""
+        return self.labels.get(method, method)
 
     def cell(self, dataset: str, method: str, ratio: float) -> CellData | None:
         return self.cells.get((dataset, method, ratio))

@@ -7,6 +7,8 @@ Each function returns markdown lines for every dataset of the grid.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from compressbench.analysis.answer_kinds import KIND_LABELS, KINDS
 from compressbench.analysis.findings import Gap
@@ -20,10 +22,20 @@ from compressbench.analysis.report_model import (
 from compressbench.analysis.retention_reading import Reading, by_group, by_seed, seed_mean
 
 PROBES = ("P1", "P2", "P3")
+Table = tuple[Sequence[str], Sequence[Sequence[Any]]]  # header, rows
 
 
 def _r(ratio: float) -> str:
     return f"r = {ratio:g}"
+
+
+def per_dataset(inp: ReportInput, build: Callable[[str], Table]) -> list[str]:
+    """One ``### <dataset>`` table per dataset of the grid, ``build(dataset)`` -> (header, rows)."""
+    lines = []
+    for dataset in inp.datasets:
+        header, rows = build(dataset)
+        lines += [f"### {dataset}", "", *table(header, rows)]
+    return lines
 
 
 def main_results(inp: ReportInput, f: Findings) -> list[str]:
@@ -41,19 +53,21 @@ def main_results(inp: ReportInput, f: Findings) -> list[str]:
     for p in PROBES:
         header += [f"{p} strict", f"{p} loose"]
     header += ["fmt err P1 / P2 / P3", "n P1 / P2 / P3"]
-    for dataset in inp.datasets:
+
+    def build(dataset: str) -> Table:
         rows = []
         for method in inp.methods:
             head = f.headline.get((dataset, method, inp.main_ratio), {})
-            row = [inp.labels.get(method, method)]
+            row = [inp.label(method)]
             for p in PROBES:
                 h = head.get(p, {})
                 row += [mean_sd(h.get(m), h.get(f"{m}_sd")) for m in ("strict", "loose")]
             row.append(" / ".join(num(head.get(p, {}).get("format_error_rate")) for p in PROBES))
             row.append(" / ".join(f"{head[p]['n']:.0f}" if p in head else NONE for p in PROBES))
             rows.append(row)
-        lines += [f"### {dataset}", "", *table(header, rows)]
-    return lines
+        return header, rows
+
+    return lines + per_dataset(inp, build)
 
 
 def _rho(rho: float | None) -> str:
@@ -83,7 +97,7 @@ def single_average(inp: ReportInput, f: Findings) -> list[str]:
             lines += ["Needs at least two compressed turn selectors in `methods`.", ""]
             continue
         rows = [
-            [inp.labels.get(m, m)]
+            [inp.label(m)]
             + [f"{num(scores[m][c])} ({ranks[m][i]:g})" for i, c in enumerate(columns)]
             for m in scores
         ]
@@ -96,8 +110,8 @@ def single_average(inp: ReportInput, f: Findings) -> list[str]:
                 ["method a", "method b", "P1-strict a / b", "P2-strict a / b", "crossover α"],
                 [
                     [
-                        inp.labels.get(c.a, c.a),
-                        inp.labels.get(c.b, c.b),
+                        inp.label(c.a),
+                        inp.label(c.b),
                         f"{num(c.p1[0])} / {num(c.p1[1])}",
                         f"{num(c.p2[0])} / {num(c.p2[1])}",
                         f"{c.alpha:.3f}",
@@ -136,7 +150,7 @@ def p3_gap(inp: ReportInput, f: Findings) -> list[str]:
             first = next(g for g in pair if g is not None)
             rows.append(
                 [
-                    inp.labels.get(method, method),
+                    inp.label(method),
                     f"{first.n_pairs} ({first.n_clusters})",
                     *(f"{num(g.reference)} / {num(g.score)}" if g else NONE for g in pair),
                     *(points(g.gap, g.low, g.high) if g else NONE for g in pair),
@@ -168,10 +182,11 @@ def answer_kinds(inp: ReportInput, f: Findings) -> list[str]:
         "",
     ]
     header = ["method", "probe", "r", "n", *(KIND_LABELS[k] for k in KINDS)]
-    for dataset in inp.datasets:
-        rows = [
+
+    def build(dataset: str) -> Table:
+        return header, [
             [
-                inp.labels.get(method, method),
+                inp.label(method),
                 probe,
                 f"{ratio:g}",
                 k.n,
@@ -182,8 +197,8 @@ def answer_kinds(inp: ReportInput, f: Findings) -> list[str]:
             for ratio in inp.ratios
             if (k := f.kinds.get((dataset, method, ratio, probe))) is not None
         ]
-        lines += [f"### {dataset}", "", *table(header, rows)]
-    return lines
+
+    return lines + per_dataset(inp, build)
 
 
 def _mean(readings: list[Reading], rate: str) -> str:
@@ -203,7 +218,8 @@ def retention_reading(inp: ReportInput, f: Findings) -> list[str]:
         "",
     ]
     header = ["method", "r", "n", "P2-strict", "retention", "read | kept", "read | lost", "unknown"]
-    for dataset in inp.datasets:
+
+    def build(dataset: str) -> Table:
         rows = []
         for method in inp.methods:
             for ratio in inp.ratios:
@@ -213,7 +229,7 @@ def retention_reading(inp: ReportInput, f: Findings) -> list[str]:
                 seeds = list(by_seed(items).values())
                 rows.append(
                     [
-                        inp.labels.get(method, method),
+                        inp.label(method),
                         f"{ratio:g}",
                         len(items),
                         _mean(seeds, "accuracy"),
@@ -223,8 +239,9 @@ def retention_reading(inp: ReportInput, f: Findings) -> list[str]:
                         sum(e.retained is None for e in items),
                     ]
                 )
-        lines += [f"### {dataset}", "", *table(header, rows)]
-    return lines
+        return header, rows
+
+    return lines + per_dataset(inp, build)
 
 
 def slot_types(inp: ReportInput, f: Findings) -> list[str]:
@@ -236,7 +253,8 @@ def slot_types(inp: ReportInput, f: Findings) -> list[str]:
         "means over seeds; the groups together cover every example.",
         "",
     ]
-    for dataset in inp.datasets:
+
+    def build(dataset: str) -> Table:
         per_method = {
             m: by_group(items, inp.slot_type)
             for m in inp.methods
@@ -252,9 +270,10 @@ def slot_types(inp: ReportInput, f: Findings) -> list[str]:
                 cells.append(
                     f"{_mean(seeds, 'accuracy')} / {_mean(seeds, 'retention')} ({n})" if n else NONE
                 )
-            rows.append([inp.labels.get(method, method), *cells])
-        lines += [f"### {dataset}", "", *table(["method", *groups], rows)]
-    return lines
+            rows.append([inp.label(method), *cells])
+        return ["method", *groups], rows
+
+    return lines + per_dataset(inp, build)
 
 
 def kv_methods(inp: ReportInput, f: Findings) -> list[str]:
@@ -284,7 +303,8 @@ def kv_methods(inp: ReportInput, f: Findings) -> list[str]:
         "fallbacks",
         "answers without record",
     ]
-    for dataset in inp.datasets:
+
+    def build(dataset: str) -> Table:
         rows = []
         for method in methods:
             for ratio in inp.ratios:
@@ -299,7 +319,7 @@ def kv_methods(inp: ReportInput, f: Findings) -> list[str]:
                 )
                 rows.append(
                     [
-                        inp.labels.get(method, method),
+                        inp.label(method),
                         f"{ratio:g}",
                         mean_sd(head.get("strict"), head.get("strict_sd")),
                         mean_sd(head.get("loose"), head.get("loose_sd")),
@@ -309,8 +329,9 @@ def kv_methods(inp: ReportInput, f: Findings) -> list[str]:
                         kv.get("rows_without_record", NONE),
                     ]
                 )
-        lines += [f"### {dataset}", "", *table(header, rows)]
-    return lines
+        return header, rows
+
+    return lines + per_dataset(inp, build)
 
 
 def wider_budgets(inp: ReportInput, f: Findings) -> list[str]:
@@ -335,6 +356,6 @@ def wider_budgets(inp: ReportInput, f: Findings) -> list[str]:
                         if h
                         else NONE
                     )
-                rows.append([inp.labels.get(method, method), *cells])
+                rows.append([inp.label(method), *cells])
             lines += [f"### {dataset}, {probe}", "", *table(header, rows)]
     return lines

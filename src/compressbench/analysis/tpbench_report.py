@@ -40,7 +40,8 @@ CAPTIONS = {
     "revision (paper Figure 2).",
     "retention_accuracy": "Answer retention against P2-strict accuracy per method (filled), "
     "and accuracy on the examples whose value survived (hollow). Points below the dotted "
-    "line lose answers the reader could have read.",
+    "line lose answers the reader could have read; methods at the same point are drawn side "
+    "by side.",
     "p3_gap": "P3 gap to full context in percentage points with 95% paired "
     "dialogue-clustered bootstrap intervals; an interval right of 0 means full context "
     "answers more.",
@@ -142,7 +143,7 @@ def render(inp: ReportInput, f: Findings, figures: Mapping[str, Path], root: Pat
         (sections.slot_types, None),
         (sections.kv_methods, None),
         (sections.wider_budgets, None),
-        (lambda i, _: extra.semantic(i), None),
+        (extra.semantic, None),
     ]
     retention: tuple[Section, str | None] = (lambda i, _: extra.reader_free_retention(i), None)
     order = [retention, *with_figure] if f.weak_reader(inp) else [*with_figure, retention]

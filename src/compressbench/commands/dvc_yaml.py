@@ -1,6 +1,7 @@
-"""``compressbench dvc-yaml``: write ``dvc.yaml`` from the stage declarations.
+"""``compressbench dvc-yaml``: write ``dvc.yaml`` (and ``pipeline/<stage>/dvc.yaml`` of an
+always-changed stage) from the stage declarations.
 
-``--check`` writes nothing and exits 1 when the file differs from what the declarations give
+``--check`` writes nothing and exits 1 when a file differs from what the declarations give
 (CI and ``tests/test_stage_graph.py`` run it). Either way it first checks every declaration:
 declared code exists and covers every module the stage imports.
 """
@@ -24,27 +25,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"compressbench dvc-yaml: {line}", file=sys.stderr)
     if wrong:
         return 1
-    text = render(decls)
-    path = Path(args.output)
+    files = {Path(args.root) / rel: text for rel, text in render(decls).items()}
     if args.check:
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        if current != text:
+        stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
+        for path in stale:
             print(
                 f"compressbench dvc-yaml: {path} differs from the stage declarations; "
                 "run `compressbench dvc-yaml` to regenerate it",
                 file=sys.stderr,
             )
+        if stale:
             return 1
-        print(f"{path} matches the stage declarations ({len(decls)} stages)")
+        print(f"{len(files)} dvc.yaml files match the stage declarations ({len(decls)} stages)")
         return 0
-    with atomic_writer(path) as fh:
-        fh.write(text)
-    print(f"wrote {path} ({len(decls)} stages)")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path) as fh:
+            fh.write(text)
+    print(f"wrote {', '.join(map(str, files))} ({len(decls)} stages)")
     return 0
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("dvc-yaml", help="write (or --check) dvc.yaml from the stage declarations")
-    p.add_argument("--output", default="dvc.yaml", help="the file (default dvc.yaml)")
+    p.add_argument("--root", default=".", help="the repository root to write into (default .)")
     p.add_argument("--check", action="store_true", help="only compare; exit 1 if it differs")
     p.set_defaults(func=run)

@@ -18,6 +18,8 @@ from compressbench.commands._args import (
     positive_int,
     ratio,
 )
+from compressbench.compress.budgets import READER_TOKENS
+from compressbench.compress.method import TURN_BUDGET_UNIT
 from compressbench.config import load_params
 from compressbench.corpora.loaders import load_corpus
 from compressbench.jsonl import write_jsonl
@@ -26,6 +28,7 @@ from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.slot_types import SLOT_TYPES
 
 DEFAULT_RATIOS = [0.1, 0.3, 0.5, 0.7]
+BUDGET_UNITS = (TURN_BUDGET_UNIT, READER_TOKENS)
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
@@ -35,13 +38,16 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         return "–" if x is None else f"{x:.3f}"
 
     lines = [
-        "| dataset | method | r | n (P2) | P2 value | n (P3) | P3 goal | P3 joint | seconds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| dataset | method | budget | r | n (P2) | P2 value | n (P3) | P3 goal | P3 joint"
+        " | stale kept, revision kept (n) | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        stale = r.get("stale_revision_kept")
         lines.append(
-            f"| {r['dataset']} | {r['method']} | {r['ratio']} | {r['n']} | {f(r['p2_retention'])}"
-            f" | {r['n_p3']} | {f(r['p3_goal_retention'])} | {f(r['p3_joint_retention'])}"
+            f"| {r['dataset']} | {r['method']} | {r.get('budget_unit', '–')} | {r['ratio']}"
+            f" | {r['n']} | {f(r['p2_retention'])} | {r['n_p3']} | {f(r['p3_goal_retention'])}"
+            f" | {f(r['p3_joint_retention'])} | {f(stale)} ({r.get('n_stale', 0)})"
             f" | {r['seconds']:.1f} |"
         )
     return "\n".join(lines)
@@ -94,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         **setup,
         log=log,
         progress=lambda it: tqdm(it, desc="retention", unit="dlg", disable=None),
+        budget_unit=args.budget_unit,
+        tokenizer=args.tokenizer,
     )
     write_jsonl(args.output, rows)
     print(format_table(rows))
@@ -145,4 +153,16 @@ def register(subparsers: Any) -> None:
         "(default: OUT.events.jsonl beside --output)",
     )
     p.add_argument("--no-log", action="store_true", help="measure everything, keep no log")
+    p.add_argument(
+        "--budget-unit",
+        choices=BUDGET_UNITS,
+        default=TURN_BUDGET_UNIT,
+        help="dialogue_turns: each selector's published turn rule; reader_tokens: every turn "
+        "selector keeps at most r x the reader tokens of the rendered full dialogue",
+    )
+    p.add_argument(
+        "--tokenizer",
+        help="tokenizer.json (or a folder with one) counting reader tokens "
+        "(default: the offline SmolLM2 reader's)",
+    )
     p.set_defaults(func=run)

@@ -73,20 +73,38 @@ class PressMethod:
             raise ValueError(f"{self.name}: a KV press needs the reader's model for retention")
         system, user = prompt(self.compress(source, ratio).text)
         text, ids = reader.prompt(system, user)
-        _, record = run_with_press(
-            reader.model,
-            reader.tokenizer,
-            text,
-            self.press(ratio),
-            1,
-            self.mode,
-            max_input_tokens=reader.max_input_tokens,
-            prompt_ids=ids,
-        )
-        if record.kept_token_text is None:
-            reason = record.kept_tokens_unavailable_reason or "no kept positions"
-            raise RetentionUnavailable(f"{self.name}: {reason}")
-        return record.kept_token_text
+        shared = getattr(reader, "shared_prefill", None)
+        key, job = self.press_job(ratio)
+        if shared is not None and job is not None:  # one forward for every press and ratio
+            found = shared.get(
+                reader.model, reader.tokenizer, text, ids, key, job, reader.max_input_tokens
+            )
+            kept, reason = found.get("kept_token_text"), found.get("kept_tokens_unavailable_reason")
+        else:
+            _, record = run_with_press(
+                reader.model,
+                reader.tokenizer,
+                text,
+                job.press if job is not None else self.press(ratio),
+                1,
+                self.mode,
+                max_input_tokens=reader.max_input_tokens,
+                prompt_ids=ids,
+            )
+            kept, reason = record.kept_token_text, record.kept_tokens_unavailable_reason
+        if kept is None:
+            raise RetentionUnavailable(f"{self.name}: {reason or 'no kept positions'}")
+        return str(kept)
+
+    def press_job(self, ratio: float) -> tuple[Any, Any]:
+        """``(key, PressJob)`` of this method at ``ratio`` for a shared prefill
+        (:mod:`compressbench.compress.kv.shared`); the job is None if the press cannot be
+        replayed from one."""
+        from compressbench.compress.kv.shared import PressJob, replayable
+
+        press = self.press(ratio)
+        key = (self.name, self.mode, repr(sorted(self.overrides.items())), ratio)
+        return key, PressJob(press, self.mode) if replayable(press) else None
 
     def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
         from compressbench.compress.kv.hook import KVPressHook

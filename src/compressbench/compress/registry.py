@@ -5,7 +5,9 @@ match wins: a turn selector (:mod:`compressbench.compress.selectors`), a KV pres
 (:mod:`compressbench.compress.presses`), or any kvpress press class (``KnormPress``). Each
 family knows the parameters of its names from signatures and source alone, so
 :func:`check_method` validates ``params.yaml`` without importing torch or kvpress; a later
-family (the KEEP-Bench compressors) joins with :func:`register_family`.
+family joins with :func:`register_family`, or from another package through a
+``compressbench.method_families`` entry point (the KEEP-Bench compressors, whose sources hold
+sentences: ``Family.units``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from compressbench.compress.kv.record import MODES
 from compressbench.compress.method import Method
 from compressbench.compress.press_method import PressMethod
 from compressbench.compress.selector_method import SelectorMethod
+from compressbench.compress.turning_point import TurningPointMethod
 from compressbench.errors import InputError
 
 
@@ -42,6 +45,7 @@ class Family:
     name: str
     names: Callable[[], Iterable[str]]
     entry: Callable[[str], MethodEntry | None]
+    units: str = "dialogue_turns"  # what Source.units hold ("sentences": KEEP-Bench cases)
 
 
 def _init_parameters(factory: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
@@ -83,8 +87,21 @@ def _kvpress_entry(name: str) -> MethodEntry | None:
     return _press_entry(name, fields, "full_prompt")
 
 
+def _span_entry(name: str) -> MethodEntry | None:
+    if name != "turning_point":
+        return None
+    return MethodEntry(
+        name,
+        "span_selector",
+        _init_parameters(TurningPointMethod, skip=1),
+        lambda params: TurningPointMethod(name, **params),
+        TurningPointMethod.CHOICES,
+    )
+
+
 FAMILIES: list[Family] = [
     Family("turn_selector", lambda: selectors.SELECTORS, _selector_entry),
+    Family("span_selector", lambda: ("turning_point",), _span_entry),
     Family("kv_press", lambda: presses.PRESS_PRESETS, _preset_entry),
     Family(
         "kvpress_class",
@@ -102,8 +119,28 @@ def register_family(family: Family) -> Family:
     return family
 
 
+PLUGIN_GROUP = "compressbench.method_families"  # entry points naming a Family object
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Register the families other packages declare as ``compressbench.method_families``
+    entry points (the KEEP-Bench compressors: ``compress`` may not import ``keepbench``)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for point in sorted(entry_points(group=PLUGIN_GROUP), key=lambda p: p.name):
+        family = point.load()
+        if not any(f.name == family.name for f in FAMILIES):
+            FAMILIES.append(family)
+
+
 def method_entry(name: str) -> MethodEntry | None:
     """The entry of a method name, or None if no family knows it."""
+    _load_plugins()
     for family in FAMILIES:
         entry = family.entry(name)
         if entry is not None:
@@ -111,12 +148,15 @@ def method_entry(name: str) -> MethodEntry | None:
     return None
 
 
-def known_methods(family: str | None = None) -> list[str]:
-    """Every method name (of one family), sorted."""
-    return sorted({n for f in FAMILIES if family in (None, f.name) for n in f.names()})
+def known_methods(family: str | None = None, units: str | None = None) -> list[str]:
+    """Every method name (of one family; of the families whose sources hold ``units``)."""
+    _load_plugins()
+    chosen = [f for f in FAMILIES if family in (None, f.name) and units in (None, f.units)]
+    return sorted({n for f in chosen for n in f.names()})
 
 
 def _unknown(name: Any) -> str:
+    _load_plugins()
     registered = {n for f in FAMILIES if f.name != "kvpress_class" for n in f.names()}
     classes = known_methods("kvpress_class")
     extra = f", or a kvpress press class ({', '.join(classes)})" if classes else ""

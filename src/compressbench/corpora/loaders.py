@@ -7,6 +7,7 @@ field) while they are iterated, so consumers write their outputs atomically.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,4 +53,16 @@ def load_corpus(
     root = path if path is not None else loader.default_path
     if root is None:
         raise InputError(f"corpus {name!r} needs the path of its files", field="corpus path")
-    return loader.load(root, splits)
+    return _relative_sources(loader.load(root, splits), Path(root))
+
+
+def _relative_sources(dialogues: Iterator[Dialogue], root: Path) -> Iterator[Dialogue]:
+    """Each dialogue's source file relative to the corpus root, so a corpus materialised from
+    another checkout or folder has the same bytes."""
+    for d in dialogues:
+        source = Path(d.source)
+        if source.is_absolute() and source.is_relative_to(root.resolve()):
+            source = source.relative_to(root.resolve())
+        elif source.is_relative_to(root):
+            source = source.relative_to(root)
+        yield dataclasses.replace(d, source=source.as_posix())

@@ -46,9 +46,12 @@ BASE_CODE: tuple[str, ...] = (
     "pipeline/declare.py",
     "pipeline/params_view.py",
     "pipeline/stages/__init__.py",
+    "keepbench/pipeline_spec.py",
+    "tpbench/judge/spec.py",
 )
 
-ALL_PARAMS: tuple[str, ...] = tuple(PARAM_FIELDS)
+# Every params.yaml key TPBench reads (KEEP-Bench's block and the P1 judge's have their own stages).
+TPBENCH_PARAMS: tuple[str, ...] = tuple(k for k in PARAM_FIELDS if k not in ("keepbench", "judge"))
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ stages format it, and ``dvc.yaml`` is generated from the same templates (see
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path("data")
 
 CORPUS = "data/corpora/{dataset}.jsonl.gz"
+CORPUS_SOURCE = "data/corpora/{dataset}.source.json"
 TRANSITIONS = "data/transitions/{dataset}.json"
 RETENTION = "metrics/retention/{dataset}.json"
 PROBES = "data/probes/{dataset}/{ratio}.jsonl"
@@ -34,8 +36,8 @@ SUMMARY_FILE = Path("reports") / "summary.md"
 MANIFEST_FILE = Path("reports") / "manifest.json"
 REPORT_FILE = Path("reports") / "tpbench.md"
 FIGURES_DIR = Path("reports") / "figures"
-# P1 judge verdicts (``compressbench judge-p1 --output``), read by the report when present.
-VERDICTS_DIR = DATA / "verdicts"
+# P1 judge verdicts of one cell (the judge stage; empty when ``judge.enabled`` is false).
+VERDICTS = "data/verdicts/{dataset}/{method}/{ratio}.jsonl"
 
 
 def ratio_name(ratio: float) -> str:
@@ -59,6 +61,13 @@ def transitions_file(dataset: str) -> Path:
 
 def retention_file(dataset: str) -> Path:
     return fill(RETENTION, dataset)
+
+
+def answer_cache() -> Path:
+    """The answer cache of readers and judges: ``$COMPRESSBENCH_ANSWER_CACHE`` or
+    ``.cache/answers.sqlite`` (beside DVC, not a stage output)."""
+    env = os.environ.get("COMPRESSBENCH_ANSWER_CACHE")
+    return Path(env) if env else Path(".cache") / "answers.sqlite"
 
 
 def retention_log(dataset: str) -> Path:

@@ -15,6 +15,7 @@ DEFAULT_MODEL = "smollm2"
 def _hf(spec: ReaderSpec) -> dict[str, Any]:
     return {
         "model": None if spec.model == DEFAULT_MODEL else spec.model,
+        "revision": spec.revision,
         "dtype": spec.dtype,
         "attn_implementation": spec.attn_implementation,
         "batch_size": spec.batch_size,
@@ -26,13 +27,19 @@ def _openai(spec: ReaderSpec) -> dict[str, Any]:
     return {
         "model": spec.model,
         "base_url": spec.base_url,
+        "revision": spec.revision,  # provenance: what the server serves
         "concurrency": spec.concurrency,
         "max_retries": spec.max_retries,
     }
 
 
 def _vllm(spec: ReaderSpec) -> dict[str, Any]:
-    return {"model": spec.model, "max_input_tokens": spec.max_input_tokens, "dtype": spec.dtype}
+    return {
+        "model": spec.model,
+        "revision": spec.revision,
+        "max_input_tokens": spec.max_input_tokens,
+        "dtype": spec.dtype,
+    }
 
 
 BACKEND_PARAMS: dict[str, Callable[[ReaderSpec], dict[str, Any]]] = {

@@ -3,8 +3,8 @@ deletions, judge verdicts), how each method is drawn, and the MLflow runs behind
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from compressbench.tracking import (
     resolve_tracking_uri,
     sha256_file,
 )
+from compressbench.tracking.comparable import check_one_table, origin_from_run
 
 # How the paper names the methods in its tables and figures.
 LABELS: dict[str, str] = {
@@ -87,17 +88,18 @@ def deletion_rows(dataset: str) -> list[dict[str, Any]]:
     return list(read_jsonl(path)) if path.exists() else []
 
 
-def load_verdicts(datasets: Sequence[str]) -> dict[CellKey, list[dict[str, Any]]]:
-    """P1 judge verdict rows under :data:`~compressbench.pipeline.paths.VERDICTS_DIR`, by the
-    (dataset, method, ratio) each row names."""
-    found: dict[CellKey, list[dict[str, Any]]] = defaultdict(list)
-    if not paths.VERDICTS_DIR.is_dir():
-        return {}
-    for file in sorted(paths.VERDICTS_DIR.rglob("*.jsonl")):
-        for row in read_jsonl(file):
-            if row.get("dataset") in datasets and row.get("probe_type", "P1") == "P1":
-                found[(row["dataset"], row["method"], float(row["ratio"]))].append(row)
-    return dict(found)
+def load_verdicts(
+    datasets: Sequence[str], methods: Sequence[str], ratios: Sequence[float]
+) -> dict[CellKey, list[dict[str, Any]]]:
+    """The judge stage's P1 verdict rows of every cell of the grid; a cell whose file is empty
+    (judging disabled) or absent is left out."""
+    found: dict[CellKey, list[dict[str, Any]]] = {}
+    for key in itertools.product(datasets, methods, ratios):
+        path = paths.fill(paths.VERDICTS, *key)
+        rows = list(read_jsonl(path)) if path.exists() else []
+        if rows:
+            found[key] = rows
+    return found
 
 
 def _newest(runs: list[Any], stage: str) -> Any | None:
@@ -113,7 +115,7 @@ def cell_runs(
 ) -> tuple[dict[tuple[str, str, int, float, str], RunRef], list[str], str | None]:
     """The child runs of the newest finished metrics run, by (dataset, probe, seed, ratio,
     method), each checked against the sha256 of the scored file it recorded; notes naming the
-    runs (metrics, retention) for the report; the metrics run id."""
+    runs (metrics, retention, deletions) for the report; the metrics run id."""
     uri = resolve_tracking_uri(tracking_uri)
     try:
         parents = read_pipeline_runs(uri, experiment)
@@ -124,12 +126,15 @@ def cell_runs(
         return {}, [f"No finished metrics run in experiment `{experiment}` ({uri})."], None
     notes = [f"metrics stage: MLflow run `{metrics.run_id}` (experiment `{experiment}`, {uri})"]
     for dataset in datasets:
-        retention = _newest(parents, f"retention@{dataset}")
-        if retention is not None:
-            notes.append(f"retention {dataset}: MLflow run `{retention.run_id}`")
+        for what, stage in (("retention", "retention"), ("deletions", "deletion_scores")):
+            found = _newest(parents, f"{stage}@{dataset}")
+            if found is not None:
+                notes.append(f"{what} {dataset}: MLflow run `{found.run_id}`")
     digests = {key: sha256_file(paths.CellFiles(*key).scores) for key in cells}
     runs = {}
-    for run in read_cells(uri, experiment, parent_run_id=metrics.run_id):
+    children = read_cells(uri, experiment, parent_run_id=metrics.run_id)
+    check_one_table(map(origin_from_run, children), f"MLflow run {metrics.run_id} ({uri})")
+    for run in children:
         p = run.params
         try:
             key = (p["dataset"], p["probe"], int(p["seed"]), float(p["ratio"]), p["method"])

@@ -1,15 +1,20 @@
 """Where a corpus's dialogues come from: the built-in package data, a local folder in the
 official layout, or the pinned upstream files (downloaded once into ``data/sources`` and
-verified against their git blob ids)."""
+verified against their git blob ids); and the fingerprint of a source that the pipeline
+checks every run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 from compressbench.config import CorpusSpec
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import Dialogue
 from compressbench.corpora.upstream import fetch_upstream
+from compressbench.errors import InputError
 
 
 def _builtin(spec: CorpusSpec) -> Iterator[Dialogue]:
@@ -35,3 +40,25 @@ SOURCES: dict[str, Callable[[CorpusSpec], Iterator[Dialogue]]] = {
 def corpus_dialogues(spec: CorpusSpec) -> Iterator[Dialogue]:
     """Dialogues of a configured corpus, by its ``source``."""
     return SOURCES[spec.source](spec)
+
+
+def _folder_fingerprint(spec: CorpusSpec) -> dict[str, Any]:
+    root = Path(str(spec.path))
+    if not root.is_dir():
+        raise InputError(f"params.yaml corpora.{spec.name}.path: {root} is not a folder")
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(folder) / name
+            st = path.stat()
+            files.append([path.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns])
+    return {"path": str(root), "files": files}
+
+
+def source_fingerprint(spec: CorpusSpec) -> dict[str, Any]:
+    """What identifies a corpus's source without reading it: a local folder's file names, sizes
+    and modification times (what DVC itself compares); the built-in data and the pinned upstream
+    files are covered by the code they ship with (their blob ids are in the manifest)."""
+    base = {"source": spec.source, "loader": spec.loader, "splits": spec.splits}
+    return base | (_folder_fingerprint(spec) if spec.source == "local" else {})

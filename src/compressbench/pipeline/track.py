@@ -74,6 +74,7 @@ def _log_group(parent: Any, params: Params, group: CellGroup, contexts: list[dic
         artifacts=[cell.scores],
         model_id=stats["model_id"],
         model_revision=stats["model_revision"],
+        tags=stats.get("image") or {},  # the image that answered (else this process's)
         stage=f"scores@{cell.dataset}-{cell.method}-{cell.ratio}",
         inputs=[probes, cell.contexts, cell.answers],
         outputs=[cell.scores],

@@ -7,6 +7,13 @@ gold) survive the same way, and do both survive (joint)? The kept text is what e
 reports (:meth:`~compressbench.compress.method.Method.retained_text`): a turn selector's kept
 turns' own texts joined by newlines (turn markers are left out so that a value such as "user"
 cannot match a ``USER:`` label); a KV press's kept cache positions, decoded.
+
+Budgets: ``budget_unit="dialogue_turns"`` (the published one: each selector's turn rule) or
+``"reader_tokens"`` (every turn selector keeps at most ``floor(r * T)`` reader tokens, see
+:mod:`compressbench.compress.token_budget`; span methods budget in reader tokens themselves,
+presses in cache entries). Every row says which unit its method ran under. Stale values: for a
+P2-eligible event whose superseded (old) value survives and is not part of the new value, was
+the revision (the new value) kept too (``stale_revision_kept``)?
 """
 
 from __future__ import annotations
@@ -17,8 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressbench.compress.method import Method, ReaderHook, Source
+from compressbench.compress.method import TURN_BUDGET_UNIT, Method, ReaderHook, Source
 from compressbench.compress.registry import get_method
+from compressbench.compress.token_budget import with_budget_unit
 from compressbench.corpora.model import Dialogue
 from compressbench.text.normalize import dataset_key, humanize_slot, normalize_value, phrase_occurs
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
@@ -57,7 +65,28 @@ def method_kept_text(method: Method, reader: ReaderHook | None = None) -> KeptTe
     return kept
 
 
-# One event's outcome: [event_index, slot, p2_eligible, p3_eligible, value_kept, goal_kept].
+def share_presses(
+    reader: ReaderHook | None, methods: Iterable[Any], ratios: Sequence[float]
+) -> None:
+    """Register every press method x ratio with the reader's shared prefill (if it has one), so
+    the first press asked about a prompt gets all of them from one forward pass
+    (:mod:`compressbench.compress.kv.shared`)."""
+    shared = getattr(reader, "shared_prefill", None)
+    if shared is None:
+        return
+    for method in methods:
+        job = getattr(method, "press_job", None)
+        if job is None:
+            continue
+        for r in ratios:
+            key, press_job = job(r)
+            if press_job is not None:
+                shared.register(key, press_job)
+
+
+# One event's outcome: [event_index, slot, p2_eligible, p3_eligible, value_kept, goal_kept,
+# stale_kept] (stale_kept: the old value survives, None where it cannot be told from the new one;
+# logs written before it have six fields).
 Outcome = list[Any]
 
 
@@ -70,7 +99,11 @@ def event_outcomes(
         text = fn(dialogue, t, ratio)
         goal_kept = survives(goal, text, dialogue.dataset) if t.p3_eligible else None
         value_kept = survives(t.new_value, text, dialogue.dataset)
-        out.append([t.event_index, t.slot, t.p2_eligible, t.p3_eligible, value_kept, goal_kept])
+        distinct = not survives(t.old_value, t.new_value, dialogue.dataset)
+        stale = survives(t.old_value, text, dialogue.dataset) if distinct else None
+        out.append(
+            [t.event_index, t.slot, t.p2_eligible, t.p3_eligible, value_kept, goal_kept, stale]
+        )
     return out
 
 
@@ -83,10 +116,15 @@ class RetentionCounts:
     n_p3: int = 0
     goal_kept: int = 0
     joint_kept: int = 0
+    n_stale: int = 0  # P2 events whose superseded value survives
+    stale_revised: int = 0  # ... and whose new value survives with it
     by_slot_type: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
     def add(self, outcome: Outcome) -> None:
-        _, slot, p2_eligible, p3_eligible, value_kept, goal_kept = outcome
+        _, slot, p2_eligible, p3_eligible, value_kept, goal_kept = outcome[:6]
+        if p2_eligible and len(outcome) > 6 and outcome[6]:
+            self.n_stale += 1
+            self.stale_revised += value_kept
         if p2_eligible:
             self.n += 1
             self.p2_kept += value_kept
@@ -108,6 +146,8 @@ class RetentionCounts:
             "n_p3": self.n_p3,
             "p3_goal_retention": rate(self.goal_kept, self.n_p3),
             "p3_joint_retention": rate(self.joint_kept, self.n_p3),
+            "n_stale": self.n_stale,
+            "stale_revision_kept": rate(self.stale_revised, self.n_stale),
             "by_slot_type": {
                 g: {"n": n, "p2_retention": rate(k, n)}
                 for g, (n, k) in sorted(self.by_slot_type.items())
@@ -126,6 +166,8 @@ def retention_rows(
     kept_text_fns: dict[str, KeptTextFn] | None = None,
     log: RetentionLog | None = None,
     progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda x: x,
+    budget_unit: str = TURN_BUDGET_UNIT,
+    tokenizer: Any = None,
 ) -> list[dict[str, Any]]:
     """One row per (dataset, method, ratio): ``n``, the three retention rates, ``seconds``.
 
@@ -134,15 +176,24 @@ def retention_rows(
     ``kept_text_fns`` replaces the kept text of some methods. With a ``log``, every (dialogue,
     method, ratio) it already holds is reused and every new one is appended as soon as its
     dialogue is done (resumable runs); ``seconds`` then counts the time the outcomes took when
-    they were measured.
+    they were measured. ``budget_unit="reader_tokens"`` budgets every turn selector in reader
+    tokens of ``tokenizer`` (None: the default reader's).
     """
     given, mp = kept_text_fns or {}, method_params or {}
-    built = {m: get_method(m, mp.get(m)) for m in methods if m not in given}
+    built = {
+        m: with_budget_unit(get_method(m, mp.get(m)), budget_unit, tokenizer)
+        for m in methods
+        if m not in given
+    }
+    units = {m: built[m].budget_unit if m in built else budget_unit for m in methods}
     fns = {m: given.get(m) or method_kept_text(built[m], reader) for m in methods}
+    share_presses(reader, built.values(), ratios)
 
     def fingerprint_params(m: str) -> dict[str, Any]:
         needs_reader = m in built and built[m].needs_reader
-        return {**mp.get(m, {}), **((reader_identity or {}) if needs_reader else {})}
+        # the budget unit joins the fingerprint only where it is not the published one
+        unit = {} if units[m] == TURN_BUDGET_UNIT else {"budget_unit": units[m]}
+        return {**mp.get(m, {}), **((reader_identity or {}) if needs_reader else {}), **unit}
 
     prints = {m: method_fingerprint(m, fingerprint_params(m)) for m in methods}
     counts: dict[tuple[str, str, float], RetentionCounts] = defaultdict(RetentionCounts)
@@ -181,6 +232,7 @@ def retention_rows(
             "dataset": ds,
             "method": m,
             "ratio": r,
+            "budget_unit": units[m],
             **counts[(ds, m, r)].row(),
             "seconds": seconds[(ds, m, r)],
         }

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from compressbench.compress.kv.shared import SharedPrefill
 from compressbench.readers.chat import DEFAULT_MAX_INPUT_TOKENS, encode, render_chat
 
 
@@ -21,6 +22,8 @@ class LazyReader:
     def __init__(self, make_reader: Callable[[], Any]) -> None:
         self._make = make_reader
         self._reader: Any = None
+        # kept positions of every registered press and ratio, one forward pass per prompt
+        self.shared_prefill = SharedPrefill()
 
     @property
     def reader(self) -> Any:

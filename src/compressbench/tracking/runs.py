@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compressbench.readers.image_env import image_identity
 from compressbench.tracking.inputs import DatasetFile, dataset_inputs, log_table
 from compressbench.tracking.provenance import (
     environment_record,
@@ -144,6 +145,7 @@ def provenance_tags(repo_root: Path, env: Mapping[str, str] | None = None) -> di
     """``env.*`` software environment + ``git.*`` state + MLflow's own source-commit tag."""
     tags = {f"env.{safe_key(k)}": v for k, v in (env or software_env()).items()}
     tags["mlflow.source.name"] = "compressbench"
+    tags.update(image_identity())  # image.lock_sha256 / image.base_digest, or host
     git = git_info(repo_root)
     tags.update(git.as_tags())
     if git.commit:

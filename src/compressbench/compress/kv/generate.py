@@ -175,6 +175,38 @@ def _encode(tokenizer: Any, text: str, special: bool) -> list[int]:
     return list(tokenizer(text, add_special_tokens=special)["input_ids"])
 
 
+def press_context(
+    tokenizer: Any,
+    prompt_text: str,
+    press: Any,
+    mode: str = "context_only",
+    question_marker: str = DEFAULT_QUESTION_MARKER,
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    prompt_ids: Sequence[int] | None = None,
+) -> tuple[str, str | None, list[int], list[int]]:
+    """``(mode used, fallback reason, context ids, question ids)``: what is prefilled under
+    ``press`` and what is fed after it (see :func:`run_with_press`)."""
+    check_mode(mode)
+    used, reason = mode, None
+    context_ids: list[int] = []
+    question_ids: list[int] = []
+    if mode == "context_only":
+        parts = split_prompt(prompt_text, question_marker)
+        if parts is None:
+            used, reason = "full_prompt", f"question marker {question_marker!r} not in prompt"
+        else:
+            context_ids = _encode(tokenizer, parts[0], special=False)[:max_input_tokens]
+            question_ids = _encode(tokenizer, parts[1], special=False)
+            limit = window_size_of(press) + 4
+            if len(context_ids) <= limit:
+                used = "full_prompt"
+                reason = f"context has {len(context_ids)} tokens <= window_size + 4 = {limit}"
+    if used == "full_prompt":
+        ids = list(prompt_ids) if prompt_ids is not None else _encode(tokenizer, prompt_text, True)
+        context_ids, question_ids = ids[-max_input_tokens:], []
+    return used, reason, context_ids, question_ids
+
+
 def run_with_press(
     model: Any,
     tokenizer: Any,
@@ -196,26 +228,11 @@ def run_with_press(
     ``max_input_tokens`` (the reader's rule), unless ``prompt_ids`` are given. Returns the new
     token ids and the :class:`KVRecord`.
     """
-    check_mode(mode)
     if max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-    used, reason = mode, None
-    context_ids: list[int] = []
-    question_ids: list[int] = []
-    if mode == "context_only":
-        parts = split_prompt(prompt_text, question_marker)
-        if parts is None:
-            used, reason = "full_prompt", f"question marker {question_marker!r} not in prompt"
-        else:
-            context_ids = _encode(tokenizer, parts[0], special=False)[:max_input_tokens]
-            question_ids = _encode(tokenizer, parts[1], special=False)
-            limit = window_size_of(press) + 4
-            if len(context_ids) <= limit:
-                used = "full_prompt"
-                reason = f"context has {len(context_ids)} tokens <= window_size + 4 = {limit}"
-    if used == "full_prompt":
-        ids = list(prompt_ids) if prompt_ids is not None else _encode(tokenizer, prompt_text, True)
-        context_ids, question_ids = ids[-max_input_tokens:], []
+    used, reason, context_ids, question_ids = press_context(
+        tokenizer, prompt_text, press, mode, question_marker, max_input_tokens, prompt_ids
+    )
     new_ids, info = generate_ids_with_press(
         model,
         tokenizer,

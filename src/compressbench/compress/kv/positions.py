@@ -49,20 +49,37 @@ def _row_hashes(x: torch.Tensor) -> torch.Tensor:
     return (as_bytes * _hash_weights(as_bytes.shape[-1]).to(x.device)).sum(dim=-1)
 
 
-def match_kept_rows(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor | None:
+def row_index(before: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per head of ``before`` ``[b, h, T, d]`` (batch row 0): the argsort of its row hashes
+    and the sorted hashes, for :func:`match_kept_rows` (reusable across presses)."""
+    import torch
+
+    hb = _row_hashes(before[0])
+    out = []
+    for h in range(hb.shape[0]):
+        order = torch.argsort(hb[h])
+        out.append((order, hb[h][order]))
+    return out
+
+
+def match_kept_rows(
+    before: torch.Tensor,
+    after: torch.Tensor,
+    index: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
+) -> torch.Tensor | None:
     """Positions in ``before`` ``[b, h, T, d]`` of each row of ``after`` ``[b, h, T', d]``.
 
     Returns ``[h, T']`` (batch row 0), or None if some kept row is not an exact copy of a
-    prefill row (the press transformed keys instead of pruning them).
+    prefill row (the press transformed keys instead of pruning them). ``index`` is
+    :func:`row_index` of ``before`` when already computed.
     """
     import torch
 
     b0, a0 = before[0], after[0]
-    hb, ha = _row_hashes(b0), _row_hashes(a0)  # [h, T], [h, T']
+    index = index if index is not None else row_index(before)
+    ha = _row_hashes(a0)  # [h, T']
     out = torch.empty(ha.shape, dtype=torch.long)
-    for h in range(hb.shape[0]):
-        order = torch.argsort(hb[h])
-        sorted_h = hb[h][order]
+    for h, (order, sorted_h) in enumerate(index):
         idx = torch.searchsorted(sorted_h, ha[h]).clamp(max=sorted_h.numel() - 1)
         if not torch.equal(sorted_h[idx], ha[h]):
             return None
@@ -73,12 +90,27 @@ def match_kept_rows(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor |
     return out
 
 
+def withholds_attentions(press: Any) -> bool:
+    """True for presses that assert ``attentions is None`` (they get None instead)."""
+    return type(press).__name__ in _WITHHOLD_ATTENTIONS
+
+
+def layer_positions(
+    module: Any, keys: torch.Tensor, new_keys: torch.Tensor, index: Any = None
+) -> Any:
+    """One layer's kept positions ``[h, T']``, :data:`MASKED`, or None (see the module doc);
+    ``index``: :func:`row_index` of ``keys`` if already computed."""
+    if getattr(module, "masked_key_indices", None) is not None:
+        return MASKED  # head-wise masking (AdaKV style), not pruning
+    return match_kept_rows(keys, new_keys, index)
+
+
 @contextmanager
 def instrumented(press: Any, positions: dict[int, Any], track: bool = True) -> Iterator[None]:
     """Wrap ``press.compress`` for one prefill: withhold attentions where kvpress requires it,
     record the kept positions of every layer into ``positions`` (if ``track``)."""
     original = press.compress
-    withhold = type(press).__name__ in _WITHHOLD_ATTENTIONS
+    withhold = withholds_attentions(press)
 
     def compress(
         module: Any, hidden_states: Any, keys: Any, values: Any, attentions: Any, kwargs: Any
@@ -88,10 +120,7 @@ def instrumented(press: Any, positions: dict[int, Any], track: bool = True) -> I
         )
         if track:
             layer = int(getattr(module, "layer_idx", len(positions)))
-            if getattr(module, "masked_key_indices", None) is not None:
-                positions[layer] = MASKED  # head-wise masking (AdaKV style), not pruning
-            else:
-                positions[layer] = match_kept_rows(keys, new_keys)
+            positions[layer] = layer_positions(module, keys, new_keys)
         return new_keys, new_values
 
     press.compress = compress

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 # Stage name == module name, in pipeline order (the order of dvc.yaml).
 STAGES: tuple[str, ...] = (
+    "corpus_source",
     "corpora",
     "transitions",
     "retention",
@@ -22,11 +23,17 @@ STAGES: tuple[str, ...] = (
     "contexts",
     "answers",
     "scores",
+    "judge",
     "deletions",
     "deletion_answers",
     "deletion_scores",
     "metrics",
     "report",
+    "keep_cases",
+    "keep_compressed",
+    "keep_verdicts",
+    "keep_metrics",
+    "keep_report",
 )
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from compressbench.compress.registry import get_method
-from compressbench.config import Params
+from compressbench.config import Params, ReaderSpec
+from compressbench.flops.cells import reader_cell_flops
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, stage
@@ -21,6 +21,7 @@ from compressbench.pipeline.stages.answer_records import (
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
+from compressbench.readers.image_env import image_identity
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +30,7 @@ log = logging.getLogger(__name__)
 
 def answer_cache_path() -> Path:
     """The answer cache: ``$COMPRESSBENCH_ANSWER_CACHE`` or ``.cache/answers.sqlite``."""
-    env = os.environ.get("COMPRESSBENCH_ANSWER_CACHE")
-    return Path(env) if env else Path(".cache") / "answers.sqlite"
+    return paths.answer_cache()
 
 
 def request_id(row: dict[str, Any]) -> str:
@@ -76,6 +76,7 @@ def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
         "model_id": reader.model_id,
         "model_revision": reader.revision,
         "decoding": reader.decoding(),
+        "image": image_identity(),
         "compute_started_at": window[0] if window else None,
         "compute_ended_at": window[1] if window else None,
     }
@@ -105,6 +106,7 @@ ANSWER_CARRY = (
         "pipeline/reader_factory.py",
         "pipeline/stages/rows.py",
         "pipeline/stages/answer_records.py",
+        "flops",
     ),
     deps=(paths.CONTEXTS,),
     outs=(paths.ANSWERS, Out(paths.ANSWER_STATS, cache=False)),
@@ -117,8 +119,16 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
     """
     cell = paths.CellFiles(dataset, method, ratio)
     contexts = list(read_jsonl(cell.contexts))
-    spec = params.reader
-    requests = [
+    requests = cell_requests(params.reader, contexts)
+    reader = cell_reader(build_reader(params.reader), params, method, ratio)
+    run = ask_cached(reader, requests)
+    write_answers(cell, contexts, reader, run)
+    return cell.answers
+
+
+def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[ChatRequest]:
+    """One chat request per context row (its probe's output budget from ``spec``)."""
+    return [
         ChatRequest(
             id=request_id(row),
             system=row["prompt_system"],
@@ -127,12 +137,22 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         )
         for row in contexts
     ]
-    reader = build_reader(spec)
+
+
+def cell_reader(reader: Reader, params: Params, method: str, ratio: float) -> Reader:
+    """``reader`` as the cell's method needs it: with the method's KV press, if it has one."""
     compressor = get_method(method, params.method_params.get(method))
-    hook = compressor.reader_hook(ratio, max_input_tokens=spec.max_input_tokens)
+    hook = compressor.reader_hook(ratio, max_input_tokens=params.reader.max_input_tokens)
     if hook is not None:  # the method runs inside the reader (a KV press)
         reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
-    run = ask_cached(reader, requests)
+    return reader
+
+
+def write_answers(
+    cell: paths.CellFiles, contexts: list[dict[str, Any]], reader: Reader, run: CachedRun
+) -> None:
+    """Write the cell's answers file (deterministic fields) and its ``.stats.json``."""
+    dataset, method, ratio = cell.dataset, cell.method, cell.ratio
     answer_rows = [
         {
             **{k: row[k] for k in ANSWER_CARRY},
@@ -152,6 +172,6 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
         "cell": {"dataset": dataset, "method": method, "ratio": ratio},
         **run_stats(reader, run),
         "kv": kv,
+        "flops": reader_cell_flops(reader, answer_rows),  # KEEP-Bench App. C.4 accounting
     }
     write_json(cell.answer_stats, stats, default=str)
-    return cell.answers

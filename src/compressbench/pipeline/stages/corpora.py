@@ -22,14 +22,12 @@ log = logging.getLogger(__name__)
     over=("dataset",),
     params=("corpora",),
     code=("corpora", "pipeline/sources.py"),
+    deps=(paths.CORPUS_SOURCE,),  # the source's fingerprint, taken every run
     outs=(paths.CORPUS,),
-    # The source (package data, a local folder, a pinned download) is read every time; its
-    # output bytes are deterministic, so an unchanged source stops here.
-    always_changed=True,
 )
 def stage_corpora(params: Params, dataset: str) -> Path:
-    """Materialise a corpus as deterministic gzipped JSONL (same source -> same bytes; its source
-    is read every run)."""
+    """Materialise a corpus as deterministic gzipped JSONL (same source -> same bytes); reruns
+    when the source's fingerprint changes."""
     out = paths.corpus_file(dataset)
     n = 0
     with (

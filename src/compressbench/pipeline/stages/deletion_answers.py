@@ -43,6 +43,7 @@ def deletion_request_id(row: dict[str, Any]) -> str:
         "pipeline/stages/answers.py",
         "pipeline/stages/answer_records.py",
         "pipeline/stages/rows.py",
+        "flops",  # answers.py imports the FLOPs accounting of a cell
     ),
     deps=(paths.DELETION_CONTEXTS,),
     outs=(paths.DELETION_ANSWERS, Out(paths.DELETION_ANSWER_STATS, cache=False)),

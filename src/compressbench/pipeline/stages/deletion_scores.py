@@ -1,9 +1,15 @@
-"""The deletion_scores stage: score the deletion answers and write the deletion summary."""
+"""The deletion_scores stage: score the deletion answers, write the deletion summary and log
+it to MLflow like a cell: a run per dataset with one child per condition (provenance tags,
+metrics, the scored file)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
@@ -11,6 +17,7 @@ from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, stage
 from compressbench.tpbench.deletion_summary import summarize
 from compressbench.tpbench.scoring.answers import score_answer
+from compressbench.tracking import log_cell, start_pipeline_run
 
 log = logging.getLogger(__name__)
 
@@ -18,14 +25,15 @@ log = logging.getLogger(__name__)
 @stage(
     "deletion_scores",
     over=("dataset",),
-    params=("scoring", "deletions", "seeds"),
+    params=("scoring", "deletions", "seeds", "tracking"),
     code=(
         "tpbench/scoring",
         "tpbench/deletion_summary.py",
         "tpbench/deletions.py",
         "analysis/stats.py",
+        "tracking",
     ),
-    deps=(paths.DELETION_ANSWERS,),
+    deps=(paths.DELETION_CONTEXTS, paths.DELETION_ANSWERS, paths.DELETION_ANSWER_STATS),
     outs=(paths.DELETION_SCORES,),
     metrics=(Out(paths.DELETION_SUMMARY, cache=False),),
 )
@@ -34,6 +42,7 @@ def stage_deletion_scores(params: Params, dataset: str) -> Path:
 
     The summary (``metrics/deletions/<dataset>.json``) has per-condition strict/loose accuracy
     with Wilson intervals and, per paired comparison, the flips and exact McNemar tests.
+    Logged to MLflow (stage ``deletion_scores@<dataset>``) unless there is nothing to log.
     """
     corrected = params.scoring.abstain == "json_literal"
     answers = paths.fill(paths.DELETION_ANSWERS, dataset)
@@ -45,5 +54,91 @@ def stage_deletion_scores(params: Params, dataset: str) -> Path:
     summary = summarize(rows, dataset=dataset, seed=seed)
     out = paths.fill(paths.DELETION_SUMMARY, dataset)
     write_json(out, summary)
+    if rows:
+        log_deletions(params, dataset, rows, summary)
     log.info("deletions %s: %s", dataset, summary["pairs"])
     return out
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def condition_metrics(entry: Mapping[str, Any]) -> dict[str, float]:
+    """A condition's numbers of the summary as MLflow metrics (null ones left out)."""
+    out: dict[str, float] = {"n": entry["n"]}
+    for metric in ("strict", "loose"):
+        if entry[metric] is not None:
+            low, high = entry[f"{metric}_ci"]
+            out |= {metric: entry[metric], f"{metric}_ci_low": low, f"{metric}_ci_high": high}
+    if entry["format_error_rate"] is not None:
+        out["format_error_rate"] = entry["format_error_rate"]
+    return out
+
+
+def pair_metrics(pairs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Every paired comparison's counts and McNemar p-values, ``<pair>.<field>``."""
+    return {
+        f"{p['pair']}.{k}": v
+        for p in pairs
+        for k, v in p.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+
+
+def log_deletions(
+    params: Params, dataset: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]
+) -> None:
+    """A parent run (the pairs' tests, the summary and scored file as artifacts) and one child
+    per condition with the cells' provenance: reader id and revision, ``env.*``, ``git.*``, the
+    DVC stage, sha256 of the contexts and answers read and of the scored file written."""
+    files = {
+        name: paths.fill(template, dataset)
+        for name, template in (
+            ("contexts", paths.DELETION_CONTEXTS),
+            ("answers", paths.DELETION_ANSWERS),
+            ("stats", paths.DELETION_ANSWER_STATS),
+            ("scores", paths.DELETION_SCORES),
+            ("summary", paths.DELETION_SUMMARY),
+        )
+    }
+    stats = json.loads(files["stats"].read_text(encoding="utf-8"))
+    stage_name = f"deletion_scores@{dataset}"
+    with start_pipeline_run(
+        f"deletions {dataset}",
+        {
+            "dataset": dataset,
+            "seed": summary["seed"],
+            "deletions": dataclasses.asdict(params.deletions),
+            "scoring": dataclasses.asdict(params.scoring),
+        },
+        tracking_uri=params.tracking.uri,
+        experiment=params.tracking.experiment,
+        stage=stage_name,
+    ) as parent:
+        parent.log_metrics({"n_probes": summary["n_probes"], **pair_metrics(summary["pairs"])})
+        parent.log_artifacts([files["summary"], files["scores"]])
+        for entry in summary["conditions"]:
+            if not entry["n"]:
+                continue
+            log_cell(
+                parent,
+                {
+                    "dataset": dataset,
+                    "probe": "P2",
+                    "seed": summary["seed"],
+                    "ratio": float(rows[0]["ratio"]),
+                    "method": "full_context",
+                    "reader": stats["model_id"],
+                    "condition": entry["condition"],
+                },
+                params={"reader_backend": stats["backend"], "decoding": stats.get("decoding", {})},
+                metrics=condition_metrics(entry),
+                model_id=stats["model_id"],
+                model_revision=stats["model_revision"],
+                stage=stage_name,
+                inputs=[files["contexts"], files["answers"]],
+                outputs=[files["scores"]],
+                started_at=_optional_float(stats.get("compute_started_at")),
+                ended_at=_optional_float(stats.get("compute_ended_at")),
+            )

@@ -18,9 +18,10 @@ from compressbench.analysis.report import SummaryGrid, summary_markdown
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import ALL_PARAMS, Out, stage
+from compressbench.pipeline.declare import TPBENCH_PARAMS, Out, stage
 from compressbench.pipeline.track import CellGroup, log_to_mlflow
 from compressbench.tracking import write_manifest
+from compressbench.tracking.comparable import check_one_table, origin_from_stats
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ def summary_grid(params: Params) -> SummaryGrid:
 
 @stage(
     "metrics",
-    params=ALL_PARAMS,  # the MLflow parent run records the whole configuration
+    params=TPBENCH_PARAMS,  # the MLflow parent run records TPBench's whole configuration
     code=("analysis", "tracking", "pipeline/track.py", "pipeline/answer_table.py"),
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
@@ -68,9 +69,11 @@ def stage_metrics(params: Params) -> Path:
     """Aggregate every cell of the current grid; write metrics, summary, manifest; log MLflow."""
     headline: dict[str, Any] = {}
     groups: list[CellGroup] = []
+    origins = []
     for cell in _cells(params):
         rows = list(read_jsonl(cell.scores))
         stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
+        origins.append(origin_from_stats(str(cell.answer_stats), stats))
         per_probe: dict[str, dict[int, dict[str, float]]] = {}
         for (probe_type, seed), group in by_probe_seed(rows).items():
             metrics = cell_metrics(group)
@@ -79,6 +82,7 @@ def stage_metrics(params: Params) -> Path:
         headline.setdefault(cell.dataset, {}).setdefault(cell.method, {})[
             paths.ratio_name(cell.ratio)
         ] = {probe: seed_means(seeds) for probe, seeds in per_probe.items()}
+    check_one_table(origins, str(paths.METRICS_FILE))  # one revision, one image
     write_json(paths.FULL_METRICS_FILE, headline, sort_keys=True)
     short = {
         d: {m: {r: compact(probes) for r, probes in ratios.items()} for m, ratios in ms.items()}

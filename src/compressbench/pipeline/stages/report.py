@@ -24,6 +24,8 @@ from compressbench.pipeline.report_inputs import (
     optional_json,
 )
 from compressbench.readers.smollm import UPSTREAM_ID as DEFAULT_READER
+from compressbench.tpbench.judge.prompt import prompt_sha256
+from compressbench.tpbench.judge.spec import JudgeSpec
 from compressbench.tpbench.scoring.p3 import score_p3
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tracking import start_pipeline_run
@@ -48,6 +50,14 @@ KIND_RULES = {
 }
 
 
+def judge_name(spec: JudgeSpec) -> str | None:
+    """How the report names the judge (None when judging is off)."""
+    if not spec.enabled:
+        return None
+    revision = f" revision `{spec.revision}`" if spec.revision else ""
+    return f"`{spec.model}`{revision}, released prompt sha256 `{prompt_sha256()[:12]}`"
+
+
 def _metrics(f: Findings) -> dict[str, float]:
     """The report's own numbers for its MLflow run (NaN and missing values left out)."""
     out: dict[str, float] = {}
@@ -65,16 +75,17 @@ def _metrics(f: Findings) -> dict[str, float]:
 
 @stage(
     "report",
-    params=("datasets", "methods", "ratios", "seeds", "p3_ratio", "tracking"),
+    params=("datasets", "methods", "ratios", "seeds", "p3_ratio", "tracking", "judge"),
     code=(
         "analysis",
         "tracking",
         "tpbench/scoring",
         "tpbench/slot_types.py",
+        "tpbench/judge/prompt.py",
         "pipeline/report_inputs.py",
     ),
     deps=(
-        *(str(paths.DATA / d) for d in ("contexts", "answers", "scores", "deletions")),
+        *(str(paths.DATA / d) for d in ("contexts", "answers", "scores", "deletions", "verdicts")),
         "metrics/retention",
         "metrics/deletions",
         str(paths.FULL_METRICS_FILE),  # the metrics stage (and its MLflow run) comes first
@@ -85,8 +96,8 @@ def _metrics(f: Findings) -> dict[str, float]:
 def stage_report(params: Params) -> Path:
     """Write the TPBench report and its figures; log them to MLflow, linked to the metrics run.
 
-    Every number traces to its MLflow cell run (the report's last table); judge verdicts under
-    ``data/verdicts/`` are read when present (they are not a DVC dependency).
+    Every number traces to its MLflow cell run (the report's last table); the judge stage's
+    P1 verdicts (``data/verdicts/``) fill the semantic section, or it says "not judged".
     """
     cells = load_cells(params.datasets, params.methods, params.ratios)
     runs, notes, metrics_run = cell_runs(
@@ -126,7 +137,8 @@ def stage_report(params: Params) -> Path:
                 d: optional_json(paths.fill(paths.DELETION_SUMMARY, d)) for d in params.datasets
             },
             deletion_rows={d: deletion_rows(d) for d in params.datasets},
-            verdicts=load_verdicts(params.datasets),
+            verdicts=load_verdicts(params.datasets, params.methods, params.ratios),
+            judge=judge_name(params.judge),
             runs=runs,
             run_notes=[*notes, f"this report: MLflow run `{run.run_id}`"],
         )

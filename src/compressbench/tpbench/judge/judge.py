@@ -28,10 +28,9 @@ from compressbench.tpbench.judge.prompt import (
     prompt_sha256,
     schema_sha256,
 )
+from compressbench.tpbench.judge.spec import PAPER_JUDGE_MODEL
 
-# The paper's judge (§6.1.1): gpt-5.4-mini-2026-03-17, temperature 0, 512 output tokens.
-PAPER_JUDGE_MODEL = "gpt-5.4-mini-2026-03-17"
-MAX_TOKENS = 512
+MAX_TOKENS = 512  # the paper's judge setting (with temperature 0)
 DEFAULT_RETRIES = 2
 
 

@@ -1,8 +1,9 @@
 """Log a judge run to MLflow through :mod:`compressbench.tracking`'s public functions.
 
 One run per judge invocation: the judge's identity (model, revision, server, prompt and schema
-sha256, response format, retries, max tokens) as params and as ``judge.*`` tags, the summary
-numbers as metrics, the verdict file and the summary JSON as artifacts.
+sha256, response format, retries, max tokens) and the judged cell's keys as params, the identity
+also as ``judge.*`` tags, the summary numbers as metrics, the verdict file and the summary JSON
+as artifacts.
 """
 
 from __future__ import annotations
@@ -26,16 +27,18 @@ def log_judge_run(
     experiment: str = DEFAULT_EXPERIMENT,
     repo_root: str | Path | None = None,
     stage: str | None = None,
+    cell: Mapping[str, Any] | None = None,
+    tags: Mapping[str, Any] | None = None,
 ) -> str:
-    """Log one judge run (``info`` from :meth:`Judge.info`, ``summary`` of its verdicts);
-    returns the MLflow run id."""
-    tags = {key.replace("_", ".", 1): info[key] for key in TAGGED if info.get(key) is not None}
+    """Log one judge run (``info`` from :meth:`Judge.info`, ``summary`` of its verdicts, the
+    judged ``cell``'s keys, extra ``tags`` such as file sha256s); returns the MLflow run id."""
+    judge_tags = {k.replace("_", ".", 1): info[k] for k in TAGGED if info.get(k) is not None}
     with start_pipeline_run(
         name,
-        params=dict(info),
+        params={**(cell or {}), **info},
         tracking_uri=tracking_uri,
         experiment=experiment,
-        tags=tags,
+        tags={**judge_tags, **(tags or {})},
         stage=stage,
         repo_root=repo_root,
     ) as run:

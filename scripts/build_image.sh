@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Build one target of docker/Dockerfile (cpu | cuda | postgres) on this machine, reproducibly:
+#
+#   scripts/build_image.sh cpu        # -> compressbench:cpu
+#   scripts/build_image.sh cuda       # -> compressbench:cuda (+ import smoke test)
+#   scripts/build_image.sh postgres   # -> compressbench:postgres (docker/compose.yaml)
+#
+# Starts dockerd and the loopback registry if needed (scripts/build_base_image.sh); uses the base
+# pinned in docker/Dockerfile (ARG BASE_IMAGE) when that image is present, else makes a new base
+# and says which digest to pin; hard-links the local CPU torch wheel into docker/wheels/; passes
+# the CA bundle as a BuildKit secret and the lock's sha256 as LOCK_SHA256. Prints build time and
+# image size; env: CONTEXT (build context, default the repo), TAG, BASE_IMAGE, CA_BUNDLE, PUSH.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+TARGET=${1:?usage: scripts/build_image.sh cpu|cuda|postgres}
+case "$TARGET" in cpu|cuda|postgres) ;; *) echo "target: cpu, cuda or postgres, not '$TARGET'" >&2; exit 2 ;; esac
+DOCKER=${DOCKER:-/usr/bin/docker}
+TAG=${TAG:-compressbench:$TARGET}
+CONTEXT=${CONTEXT:-$REPO}
+CA=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
+LOCAL_WHEELS=${LOCAL_WHEELS:-/opt/wheels}
+log() { echo "[build $TARGET] $*" >&2; }
+
+scripts/build_base_image.sh --daemons-only
+BASE_IMAGE=${BASE_IMAGE:-$(sed -n 's/^ARG BASE_IMAGE=//p' docker/Dockerfile)}
+if ! "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1 && ! "$DOCKER" pull -q "$BASE_IMAGE" >/dev/null 2>&1; then
+  log "base $BASE_IMAGE not found: making a new one (pin it in docker/Dockerfile)"
+  BASE_IMAGE=$(scripts/build_base_image.sh)
+fi
+log "base $BASE_IMAGE"
+
+if [ "$TARGET" = cpu ]; then
+  mkdir -p "$CONTEXT/docker/wheels"
+  for whl in "$LOCAL_WHEELS"/*.whl; do
+    [ -e "$whl" ] || continue
+    ln -f "$whl" "$CONTEXT/docker/wheels/" 2>/dev/null || cp -f "$whl" "$CONTEXT/docker/wheels/"
+  done
+fi
+LOCK_SHA256=none  # the postgres image installs no Python lock
+if [ -f "$CONTEXT/docker/requirements-$TARGET.lock" ]; then
+  LOCK_SHA256=$(sha256sum "$CONTEXT/docker/requirements-$TARGET.lock" | cut -d' ' -f1)
+fi
+log "lock sha256 $LOCK_SHA256; context $CONTEXT"
+
+start=$(date +%s)
+DOCKER_BUILDKIT=1 "$DOCKER" build --progress=plain -f "$CONTEXT/docker/Dockerfile" --target "$TARGET" \
+  --secret "id=ca,src=$CA" --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "LOCK_SHA256=$LOCK_SHA256" \
+  -t "$TAG" "$CONTEXT"
+seconds=$(( $(date +%s) - start ))
+bytes=$("$DOCKER" image inspect --format '{{.Size}}' "$TAG")
+log "built $TAG in ${seconds}s; size $bytes bytes ($(numfmt --to=iec "$bytes"))"
+echo "tag=$TAG seconds=$seconds bytes=$bytes lock_sha256=$LOCK_SHA256 base=$BASE_IMAGE"
+if [ "$TARGET" = cuda ]; then
+  # Smoke test (no GPU needed): the stack imports and names the CUDA version torch was built with.
+  "$DOCKER" run --rm --network none "$TAG" python -c '
+import importlib.metadata as md, subprocess, sys, torch, vllm, kvpress, llmlingua
+check = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True)
+print("pip check:", check.stdout.strip() or check.stderr.strip())
+print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(),
+      "vllm", vllm.__version__, "kvpress", md.version("kvpress"), "llmlingua", md.version("llmlingua"),
+      "gpu", torch.cuda.is_available())'
+fi
+if [ -n "${PUSH:-}" ]; then
+  # PUSH=<registry> (e.g. localhost:5000): push and print the digest reference to pin.
+  "$DOCKER" tag "$TAG" "$PUSH/compressbench/$TARGET:latest"
+  "$DOCKER" push "$PUSH/compressbench/$TARGET:latest" >&2
+  "$DOCKER" inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$TAG" |
+    grep -F "$PUSH/compressbench/$TARGET@" | head -n1
+fi

@@ -1,0 +1,212 @@
+"""The turning-point compressor under the method contract (registered as ``turning_point``).
+
+It reads the dialogue's turn texts and speakers only - never the state annotations, which are
+the benchmark's answer key - and keeps a faithful subset of the dialogue: verbatim segments
+(sentences, clauses or phrases, :mod:`.segments`) in their order, each turn's kept segments on
+one line labelled with its speaker, gaps inside a turn shown as `` … ``. What it keeps
+(:mod:`.select`): the user's first request, then the segments whose value-like mentions are
+most likely current (a logistic scorer over text features, :mod:`.scorer`, fitted on SGD train),
+each distinct mention counted once, never a superseded value without the segment of the
+likeliest later value of its type.
+
+Budget (``budget_unit: reader_tokens``): the rendered output has at most ``floor(r * T)``
+reader tokens, ``T`` the tokens of the full dialogue rendered with markers; counted exactly
+with the reader's tokenizer (``Source.tokenizer``, else the ``tokenizer`` parameter, else the
+offline SmolLM2 reader's).
+
+Parameters
+----------
+tokenizer:
+    ``None`` (the default reader's tokenizer), or a ``tokenizer.json`` / folder holding one.
+units:
+    ``sentence``, ``clause`` (sentences cut at commas and semicolons) or ``phrase`` (default:
+    clauses cut before prepositions, never inside a value-like span).
+scorer:
+    the mention scorer's JSON (``None``: the packaged one, fitted on SGD train).
+cue:
+    gain added to a segment with a revision or confirmation cue. Default 0.2.
+density:
+    greedy priority is ``gain / cost**density``. Default 1.0.
+labels:
+    line labels: ``speaker`` (``SPEAKER:``, default) or ``turn`` (``[Tn] SPEAKER:``, which
+    costs about three more tokens a line).
+schema:
+    service schema files (SGD / MultiWOZ 2.2 layout, ``.json[.gz]``, comma-separated; e.g. a
+    corpus's ``schema.json.gz``): the values their categorical
+    slots list become mentions too (:mod:`.schema`). Default None (text patterns only).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from compressbench.compress.budgets import READER_TOKENS
+from compressbench.compress.costs import ContextCost, context_cost
+from compressbench.compress.method import Compression, PromptFn, ReaderHook, Source
+from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
+from compressbench.compress.render import render_style
+from compressbench.compress.turning_point.schema import load_vocabulary
+from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
+from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
+from compressbench.compress.turning_point.select import Candidate, candidates, drop_order, select
+from compressbench.corpora.model import Turn
+
+GAP = " … "
+# line labels of the markers style: with the turn's index, or the speaker alone
+LABELS: dict[str, Callable[[Segment], str]] = {
+    "turn": lambda s: f"[T{s.turn}] {s.speaker}:",
+    "speaker": lambda s: f"{s.speaker}:",
+}
+
+
+def render_segments(
+    segs: Sequence[Segment], style: str = "markers", labels: str = "turn"
+) -> tuple[str, str]:
+    """``(context, retained)``: the kept segments, one line per turn (labelled ``[Tn]
+    SPEAKER:`` or ``SPEAKER:`` in the ``markers`` style, space-joined turns in ``plain``), and
+    the same without labels, one turn per line (what the retention diagnostic searches)."""
+    lines: list[tuple[Segment, str]] = []
+    prev: Segment | None = None
+    for s in segs:
+        if prev is not None and prev.pos == s.pos:
+            head, text = lines[-1]
+            # adjacent segments keep the original whitespace between them, gaps get a marker
+            joiner = " " if _adjacent(prev, s) else GAP
+            lines[-1] = (head, text + joiner + s.text)
+        else:
+            lines.append((s, s.text))
+        prev = s
+    retained = "\n".join(text for _, text in lines)
+    if style == "plain":
+        return " ".join(text for _, text in lines), retained
+    label = LABELS[labels]
+    return "\n".join(f"{label(s)} {text}" for s, text in lines), retained
+
+
+def _adjacent(a: Segment, b: Segment) -> bool:
+    return a.end <= b.start and b.start - a.end <= 1 and a.pos == b.pos
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(
+    key: tuple[tuple[int, str, str], ...],
+    units: str,
+    scorer_path: str | None,
+    cue: float,
+    schema: str | None,
+) -> tuple[list[Segment], list[Candidate]]:
+    turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
+    vocab = load_vocabulary(schema) if schema else None
+    segs = segment_dialogue(turns, units=units, vocab=vocab)
+    scorer = load_scorer(scorer_path)
+    located = [
+        (loc.seg, loc.mention.kind, loc.mention.text, scorer.p(loc.x))
+        for loc in located_mentions(segs, len(turns), vocab)
+    ]
+    return segs, candidates(segs, located, cue)
+
+
+@dataclass(frozen=True)
+class TurningPointMethod:
+    """Span selection that keeps turning points (see the module docstring)."""
+
+    name: str = "turning_point"
+    tokenizer: str | None = None
+    units: str = "phrase"
+    scorer: str | None = None
+    cue: float = 0.2
+    density: float = 1.0
+    labels: str = "speaker"
+    schema: str | None = None
+
+    family = "span_selector"
+    budget_unit = READER_TOKENS
+    needs_reader = False
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"units": UNITS, "labels": tuple(LABELS)}
+
+    def __post_init__(self) -> None:
+        for key, allowed in self.CHOICES.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{key} must be one of {', '.join(allowed)}")
+
+    def plan(self, turns: Sequence[Turn]) -> tuple[list[Segment], list[Candidate]]:
+        """The dialogue's segments and their scored candidates (no budget involved; memoised
+        on the turn texts and speakers, so several ratios of one dialogue plan once)."""
+        key = tuple((t.index, t.speaker, t.text) for t in turns)
+        return _plan(key, self.units, self.scorer, self.cue, self.schema)
+
+    def compress(self, source: Source, ratio: float) -> Compression:
+        # the result depends on the texts, the ratio, the rendering and the tokenizer only (not
+        # on source.key): the events of one dialogue share one compression per ratio
+        key = tuple((t.index, t.speaker, t.text) for t in source.units)
+        return self._compress(key, ratio, source.render, source.tokenizer)
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
+    def _compress(
+        self, key: tuple[tuple[int, str, str], ...], ratio: float, render: str, tokenizer: Any
+    ) -> Compression:
+        turns = [Turn(i, speaker, text) for i, speaker, text in key]
+        source = Source(turns, key="", render=render, tokenizer=tokenizer)
+        count = reader_counter(source.tokenizer or self.tokenizer)
+        budget, full = dialogue_token_budget(turns, ratio, count)
+        style = render_style("markers", source.render)
+        segs, cands = self.plan(turns)
+        seg_tokens = [count(s.text) for s in segs]
+        opener = {s.pos: count(LABELS[self.labels](s)) + 1 for s in segs}
+
+        def cost(i: int, chosen: set[int]) -> int:
+            same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
+            return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
+
+        kept = select(cands, budget, cost, self.density)
+        text, retained = render_segments([segs[i] for i in kept], style, self.labels)
+        drop = drop_order(cands, kept)
+        while count(text) > budget and drop:  # exact count: never over budget
+            gone = drop.pop(0)
+            kept = [i for i in kept if i not in gone]
+            text, retained = render_segments([segs[i] for i in kept], style, self.labels)
+        return Compression(
+            text=text,
+            kept_ids=tuple(sorted({segs[i].turn for i in kept})),
+            kept_text=retained,
+            n_units=len(turns),
+            budget=budget,
+            budget_unit=self.budget_unit,
+            render=style,
+            ratio=ratio,
+            record={
+                "method": self.name,
+                "family": self.family,
+                "budget_unit": self.budget_unit,
+                "budget": budget,
+                "full_tokens": full,
+                "kept_tokens": count(text),
+                "kept_segments": len(kept),
+                "n_segments": len(segs),
+                "render": style,
+                "params": {
+                    "units": self.units,
+                    "scorer": self.scorer,
+                    "cue": self.cue,
+                    "density": self.density,
+                    "labels": self.labels,
+                    "schema": self.schema,
+                },
+            },
+        )
+
+    def retained_text(
+        self, source: Source, ratio: float, prompt: PromptFn, reader: ReaderHook | None
+    ) -> str:
+        return self.compress(source, ratio).kept_text
+
+    def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
+        return None
+
+    def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
+        return context_cost(
+            full_text, compression.text, compression.n_units, compression.kept_ids, tokenizer
+        )

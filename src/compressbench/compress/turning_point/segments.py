@@ -1,0 +1,128 @@
+"""Sub-turn segments of a dialogue: the units the turning-point compressor keeps or drops.
+
+A turn is cut into sentences (after ``.``, ``?`` or ``!`` followed by a space and a capital,
+digit or quote, so "7 p.m. tomorrow" stays whole); ``units="clause"`` cuts each sentence
+further at ``, `` / ``; `` when both sides hold at least ``min_words`` words, ``"phrase"`` also
+before a preposition ("at", "for", "on", "in", "from", "to", "with", "and") leaving two words
+or more on each side. No cut falls inside a value-like span ("half past 11 in the morning").
+The first USER turn's first segment is cut by the naive goal rule (everything up to and
+including the first ``.``, ``?`` or ``!``), so that the user's initial request survives exactly
+as stated. Each segment is a character span of its turn: kept segments are verbatim text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compressbench.compress.turning_point.features import mention_spans
+from compressbench.compress.turning_point.schema import Vocabulary
+from compressbench.corpora.model import USER, Turn
+
+_SENTENCE_END = re.compile(r"(?<=[.?!])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_CLAUSE_END = re.compile(r"(?<=[,;])\s+")
+# phrase cuts: before a preposition that usually opens a value ("at 7 pm", "for 2 people")
+_PHRASE_START = re.compile(r"\s+(?=(?:at|for|on|in|from|to|with|and)\s)")
+_GOAL_END = re.compile(r"[.?!]")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Characters ``[start, end)`` of turn ``turn`` (position ``pos`` in the dialogue)."""
+
+    pos: int  # position of the turn in the dialogue's turn list
+    turn: int  # the turn's own index
+    speaker: str
+    start: int
+    end: int
+    text: str
+    goal: bool = False  # the first user request (always kept)
+
+
+def _split(text: str, pattern: re.Pattern[str], base: int) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in pattern.finditer(text):
+        if m.start() > start:
+            spans.append((base + start, base + m.start()))
+        start = m.end()
+    if start < len(text):
+        spans.append((base + start, base + len(text)))
+    return spans
+
+
+def _clauses(
+    text: str,
+    span: tuple[int, int],
+    min_words: int,
+    pattern: re.Pattern[str] = _CLAUSE_END,
+    vocab: Vocabulary | None = None,
+) -> list[tuple[int, int]]:
+    """``span`` cut by ``pattern`` where both sides have ``min_words`` words and no cut falls
+    inside a value-like span."""
+    a, b = span
+    inside = [(x + a, y + a) for x, y, _ in mention_spans(text[a:b], vocab)]
+    parts = _join_inside(_split(text[a:b], pattern, a), inside)
+    merged: list[tuple[int, int]] = []
+    for part in parts:
+        short = len(text[part[0] : part[1]].split()) < min_words
+        if merged and (short or len(text[merged[-1][0] : merged[-1][1]].split()) < min_words):
+            merged[-1] = (merged[-1][0], part[1])
+        else:
+            merged.append(part)
+    return merged
+
+
+def _join_inside(
+    parts: list[tuple[int, int]], inside: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Parts re-joined where the cut between two falls inside one of the ``inside`` spans."""
+    out: list[tuple[int, int]] = []
+    for part in parts:
+        if out and any(x < part[0] and out[-1][1] < y for x, y in inside):
+            out[-1] = (out[-1][0], part[1])
+        else:
+            out.append(part)
+    return out
+
+
+UNITS = ("sentence", "clause", "phrase")
+
+
+def turn_spans(
+    text: str,
+    *,
+    goal: bool,
+    units: str = "clause",
+    min_words: int = 3,
+    vocab: Vocabulary | None = None,
+) -> list[tuple[int, int]]:
+    """Character spans of one turn's segments (whitespace between them excluded)."""
+    stripped = text.rstrip()
+    head: list[tuple[int, int]] = []
+    start = len(text) - len(text.lstrip())
+    if goal:
+        m = _GOAL_END.search(stripped, start)
+        cut = m.end() if m else len(stripped)
+        head = [(start, cut)]
+        rest = stripped[cut:]
+        start = cut + len(rest) - len(rest.lstrip())
+    spans = _split(stripped[start:], _SENTENCE_END, start) if start < len(stripped) else []
+    if units in ("clause", "phrase"):
+        spans = [c for s in spans for c in _clauses(stripped, s, min_words, vocab=vocab)]
+    if units == "phrase":
+        spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, vocab)]
+    return head + spans
+
+
+def segment_dialogue(
+    turns: Sequence[Turn], *, units: str = "clause", vocab: Vocabulary | None = None
+) -> list[Segment]:
+    """Every segment of every turn, in dialogue order. Reads turn texts and speakers only."""
+    first_user = next((p for p, t in enumerate(turns) if t.speaker == USER), -1)
+    out: list[Segment] = []
+    for pos, t in enumerate(turns):
+        goal = pos == first_user
+        for i, (a, b) in enumerate(turn_spans(t.text, goal=goal, units=units, vocab=vocab)):
+            out.append(Segment(pos, t.index, t.speaker, a, b, t.text[a:b], goal and i == 0))
+    return out

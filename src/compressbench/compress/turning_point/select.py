@@ -1,0 +1,148 @@
+"""Budgeted selection of segments (the turning-point compressor's core, pure).
+
+Every value-like mention carries ``p``, the scorer's probability that it is a current value
+(:mod:`.scorer`). A segment's gain is the sum of ``p`` over its mentions whose text no kept
+segment holds yet (a value stated twice is worth keeping once), plus ``cue`` when it carries a
+revision or confirmation cue. Selection is greedy by ``gain / cost**density`` under the token
+budget, recomputing gains as mentions get covered; budget left over then goes to the remaining
+segments (most valuable and latest first), so at ``r = 1`` every segment is kept. Two rules:
+
+* the goal segment (the first user request) is taken first, alone (taking the segments that
+  revise its values along lowered retention on SGD dev: the goal outweighs a stale value);
+* **no stale value alone**: a segment holding a mention that a later mention of the same type
+  supersedes is only taken together with the segment of the most likely later mention of
+  that type (transitively), so a kept old value comes with the turn that revises it.
+
+Costs are estimates (a segment's tokens, plus its turn's marker when the turn is opened, else a
+gap marker); the caller re-counts the rendered text exactly and drops the least valuable
+segments while it is over budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from compressbench.compress.turning_point.features import cues
+from compressbench.compress.turning_point.segments import Segment
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A segment, its mentions as ``(text, p)``, its cue bonus and the segments it needs."""
+
+    seg: Segment
+    mentions: tuple[tuple[str, float], ...]
+    bonus: float
+    needs: tuple[int, ...]
+
+    def value(self) -> float:
+        return sum(p for _, p in self.mentions) + self.bonus
+
+
+def candidates(
+    segs: Sequence[Segment],
+    located: Sequence[tuple[int, str, str, float]],
+    cue: float,
+) -> list[Candidate]:
+    """Candidates from ``located`` mentions ``(segment, kind, text, p)`` in dialogue order."""
+    per_seg: list[list[tuple[str, float]]] = [[] for _ in segs]
+    needs: list[set[int]] = [set() for _ in segs]
+    for n, (i, kind, text, _) in enumerate(located):
+        per_seg[i].append((text, located[n][3]))
+        later = [m for m in located[n + 1 :] if m[1] == kind and m[2] != text and m[0] != i]
+        if later:  # superseded: bring the most likely later mention of this type along
+            needs[i].add(max(later, key=lambda m: (m[3], m[0]))[0])
+    out = []
+    for i, s in enumerate(segs):
+        revision, confirm, _ = cues(s.text)
+        bonus = cue if (revision or confirm) and per_seg[i] else 0.0
+        out.append(Candidate(s, tuple(per_seg[i]), bonus, tuple(sorted(needs[i]))))
+    return out
+
+
+def closure(cands: Sequence[Candidate], i: int) -> set[int]:
+    """Segment ``i`` and, transitively, the later segments it needs."""
+    out, todo = {i}, [i]
+    while todo:
+        for j in cands[todo.pop()].needs:
+            if j not in out:
+                out.add(j)
+                todo.append(j)
+    return out
+
+
+def select(
+    cands: Sequence[Candidate],
+    budget: int,
+    cost: Callable[[int, set[int]], int],
+    density: float,
+) -> list[int]:
+    """Indices of the segments to keep (ascending), greedy under ``budget``.
+
+    ``cost(i, chosen)`` is the estimated token cost of adding segment ``i`` to ``chosen``.
+    """
+    chosen: set[int] = set()
+    covered: set[str] = set()
+    used = 0
+
+    def group_cost(group: set[int]) -> int:
+        extra, tentative = 0, set(chosen)
+        for j in sorted(group - chosen):
+            extra += cost(j, tentative)
+            tentative.add(j)
+        return extra
+
+    def gain(group: set[int]) -> float:
+        seen = set(covered)
+        total = 0.0
+        for j in sorted(group - chosen):
+            for text, p in cands[j].mentions:
+                if text not in seen:
+                    seen.add(text)
+                    total += p
+            total += cands[j].bonus
+        return total
+
+    def take(group: set[int], extra: int) -> None:
+        nonlocal used
+        chosen.update(group)
+        used += extra
+        for j in group:
+            covered.update(text for text, _ in cands[j].mentions)
+
+    groups = {i: closure(cands, i) for i in range(len(cands))}
+    goal = {i for i, c in enumerate(cands) if c.seg.goal}
+    if goal and group_cost(goal) <= budget:  # alone: its revisions compete like the rest
+        take(goal, group_cost(goal))
+    while True:
+        best, best_key, best_cost = -1, 0.0, 0
+        for i, group in groups.items():
+            if i in chosen:
+                continue
+            extra = group_cost(group)
+            if used + extra > budget:
+                continue
+            g = gain(group)
+            key = g / max(1, extra) ** density
+            if g > 0 and key > best_key:
+                best, best_key, best_cost = i, key, extra
+        if best < 0:
+            break
+        take(groups[best], best_cost)
+    # budget left: the remaining segments, most valuable and latest first, while they fit
+    for i in sorted(range(len(cands)), key=lambda i: (-cands[i].value(), -i)):
+        if i not in chosen:
+            extra = group_cost(groups[i])
+            if used + extra <= budget:
+                take(groups[i], extra)
+    return sorted(chosen)
+
+
+def drop_order(cands: Sequence[Candidate], kept: Sequence[int]) -> list[set[int]]:
+    """What to drop from ``kept``, first to last: the least valuable segment first (the goal
+    last), each together with the kept segments that need it (no stale value left alone)."""
+    order = sorted(kept, key=lambda i: (cands[i].seg.goal, cands[i].value(), i))
+    return [
+        {i} | {j for j in kept if i in closure(cands, j) and not cands[j].seg.goal} for i in order
+    ]

@@ -1,0 +1,8 @@
+"""KEEP-Bench compressors: one file each, a registry, the ``keep_compressor`` Method family.
+
+``base`` (KEEP cases as Method sources, budgets, extractive/generative plumbing), ``registry``
+(the leaf registry), ``family`` (every method by name; :func:`keep_method`), ``selectors``
+(TPBench turn selectors on sentences), ``backend`` (the shared reader of generative ones), and
+one file per compressor: ``llm`` (+ ``llm_prompt``), ``recomp_extractive``,
+``recomp_abstractive``, ``exit``, ``brief_pro``.
+"""

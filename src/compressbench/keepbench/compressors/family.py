@@ -1,0 +1,98 @@
+"""Every KEEP-Bench method by name, and the ``keep_compressor`` family of the Method registry.
+
+Importing this module imports every compressor file (each registers itself).
+:data:`FAMILY` joins :mod:`compressbench.compress.registry` through the
+``compressbench.method_families`` entry point in ``pyproject.toml`` (``compress`` may not
+import ``keepbench``), so ``get_method("recomp_extractive")`` and the ``params.yaml`` checks
+serve both benchmarks; its ``units`` are ``sentences``.
+
+:func:`keep_method` is what KEEP stages call: a registered compressor, else a TPBench turn
+selector that is meaningful on sentences, wrapped by
+:class:`~compressbench.keepbench.compressors.selectors.SentenceSelectorMethod`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from compressbench.compress.method import Method
+from compressbench.compress.registry import Family, MethodEntry
+from compressbench.errors import InputError
+from compressbench.keepbench.compressors import (  # noqa: F401  (each file registers itself)
+    brief_pro,
+    llm,
+    recomp_abstractive,
+    recomp_extractive,
+)
+from compressbench.keepbench.compressors import exit as exit_compressor  # noqa: F401
+from compressbench.keepbench.compressors.registry import COMPRESSORS, parameters
+from compressbench.keepbench.compressors.selectors import (
+    SentenceSelectorMethod,
+    selector_parameters,
+    sentence_selector_names,
+)
+
+FAMILY_NAME = "keep_compressor"
+UNITS = "sentences"
+
+
+def _entry(name: str) -> MethodEntry | None:
+    factory = COMPRESSORS.get(name)
+    if factory is None:
+        return None
+
+    def build(params: dict[str, Any]) -> Method:
+        method: Method = factory(**params)
+        return method
+
+    return MethodEntry(name, FAMILY_NAME, parameters(factory), build)
+
+
+FAMILY = Family(FAMILY_NAME, lambda: COMPRESSORS, _entry, units=UNITS)
+
+
+def keep_method_names() -> list[str]:
+    """Every name :func:`keep_method` builds: the compressors and the sentence selectors."""
+    return sorted({*COMPRESSORS, *sentence_selector_names()})
+
+
+def keep_method_parameters(name: str) -> tuple[str, ...]:
+    factory = COMPRESSORS.get(name)
+    return parameters(factory) if factory is not None else selector_parameters(name)
+
+
+def check_keep_method(
+    name: Any,
+    params: Mapping[str, Any] | None = None,
+    *,
+    source: str = "params.yaml",
+    field: str = "keepbench.compressors",
+) -> None:
+    """InputError naming ``source`` and the field unless ``name`` and ``params`` are valid."""
+    names = keep_method_names()
+    if not isinstance(name, str) or name not in names:
+        raise InputError(
+            f"unknown KEEP compressor {name!r}; allowed: {', '.join(names)}",
+            file=source,
+            field=field,
+        )
+    allowed = keep_method_parameters(name)
+    for key in params or {}:
+        if key not in allowed:
+            raise InputError(
+                f"unknown parameter {key!r} of {name!r}; allowed: {', '.join(allowed) or '-'}",
+                file=source,
+                field=f"{field}.{name}.{key}",
+            )
+
+
+def keep_method(name: str, params: Mapping[str, Any] | None = None) -> Method:
+    """The KEEP method ``name`` built with ``params`` (a compressor first, then a selector)."""
+    factory = COMPRESSORS.get(name)
+    if factory is not None:
+        method: Method = factory(**dict(params or {}))
+        return method
+    if name in sentence_selector_names():
+        return SentenceSelectorMethod.build(name, dict(params or {}))
+    raise KeyError(f"unknown KEEP compressor {name!r}; known: {', '.join(keep_method_names())}")

@@ -1,0 +1,207 @@
+"""Per-case inference FLOPs of a KEEP compressor cell (KEEP-Bench App. C.4), by method name.
+
+:data:`ACCOUNTS` maps a compressor to the function that counts its cell, using the model
+config the compressor actually loaded (or ``keepbench.flops_configs[name]``, a
+``config.json``, when it runs behind an API):
+
+* ``llm``: decoder formula with ``T = P + G - 1``, ``Z = G`` (P, G recorded by the reader),
+  **prefix-amortised** per subset (eq. 7): the longest common token prefix of the subset's
+  prompts, tokenised as the reader feeds them, is prefilled once;
+* ``brief_pro``: decoder formula, no amortisation (no ICL prefix);
+* ``recomp_abstractive``: encoder-decoder formula, n = input tokens, r = output tokens;
+* ``recomp_extractive``: bi-encoder formula over the query and every candidate sentence
+  (token counts from the encoder's own tokenizer), 0 when the budget keeps every sentence
+  (nothing is encoded);
+* ``exit``: one classification pass per sentence (``exit`` formula; the bare decoder with
+  full-sequence logits when no adapter is loaded).
+
+Methods without a model (turn selectors on sentences) get ``None``: no FLOPs estimate, no EPR.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compressbench.compress.method import Compression, Source
+from compressbench.flops.amortize import amortize, common_prefix_length
+from compressbench.flops.decoder import decoder_cost
+from compressbench.flops.encdec import encdec_cost
+from compressbench.flops.encoder import encoder_cost
+from compressbench.flops.fields import ConfigFields
+from compressbench.flops.formulas import EXIT_LORA_RANK, exit_flops, recomp_extractive_flops
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CellFlops:
+    """FLOPs of every case of a cell (None: not estimated) and how they were counted."""
+
+    per_case: list[float | None]
+    formula: str | None = None
+    coefficients: dict[str, int] = field(default_factory=dict)
+    prefix_tokens: dict[str, int] = field(default_factory=dict)  # subset -> shared prefix p
+    note: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        counted = [f for f in self.per_case if f is not None]
+        return {
+            "formula": self.formula,
+            "coefficients": self.coefficients,
+            "prefix_tokens": self.prefix_tokens,
+            "cases_counted": len(counted),
+            "tflops_per_case": sum(counted) / 1e12 / len(counted) if counted else None,
+            "note": self.note,
+        }
+
+
+Account = Callable[[Any, Sequence[Source], Sequence[Compression], str | None], CellFlops]
+
+
+class NoLocalConfig(ValueError):
+    """The compressor's model config is not available here (an API model)."""
+
+
+def _config(model: Any, override: str | None, what: str) -> ConfigFields:
+    if override is not None:
+        return ConfigFields.load(override)
+    config = getattr(model, "config", None)
+    if config is None or not callable(getattr(config, "to_dict", None)):
+        raise NoLocalConfig(f"{what} has no local model config; set keepbench.flops_configs")
+    return ConfigFields(config.to_dict(), source=f"{what} config")
+
+
+def _tokens(comp: Compression) -> tuple[int, int]:
+    return int(comp.record.get("tokens_in") or 0), int(comp.record.get("tokens_out") or 0)
+
+
+def _prompt_ids(reader: Any, method: Any, source: Source, k: int) -> list[int] | None:
+    """The token ids the reader feeds for this case's request (None: not a local reader)."""
+    tokenizer = getattr(reader, "tokenizer", None)
+    if tokenizer is None:
+        return None
+    from compressbench.readers import chat
+
+    request = method.request(source, k)
+    text = chat.render_chat(tokenizer, request.system, request.user)
+    limit = getattr(reader, "max_input_tokens", chat.DEFAULT_MAX_INPUT_TOKENS)
+    return chat.encode(tokenizer, text, limit)
+
+
+def llm_flops(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    reader = method.reader()
+    cost = decoder_cost(_config(getattr(reader, "model", None), override, "the llm reader"))
+    by_subset: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(sources):
+        by_subset[s.case.subset].append(i)  # type: ignore[attr-defined]
+    per_case: list[float | None] = [None] * len(sources)
+    prefixes: dict[str, int] = {}
+    for subset, idx in by_subset.items():
+        ids = [_prompt_ids(reader, method, sources[i], comps[i].budget) for i in idx]
+        lengths = [_tokens(comps[i]) for i in idx]
+        p = 0 if any(x is None for x in ids) else common_prefix_length(ids)  # type: ignore[arg-type]
+        p = min([p, *(n for n, _ in lengths)])
+        prefixes[subset] = p
+        for i, f in zip(idx, amortize(cost, lengths, p).per_case, strict=True):
+            per_case[i] = f
+    return CellFlops(
+        per_case, "decoder", cost.to_dict(), prefixes, "prefix-amortised per subset (eq. 7)"
+    )
+
+
+def brief_pro_flops(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    cost = decoder_cost(_config(getattr(method.reader(), "model", None), override, "brief_pro"))
+    return CellFlops([cost.case(*_tokens(c)) for c in comps], "decoder", cost.to_dict())
+
+
+def recomp_abstractive_flops(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    model = getattr(method.reader(), "model", None)
+    cost = encdec_cost(_config(model, override, "recomp_abstractive"))
+    return CellFlops([cost.case(*_tokens(c)) for c in comps], "encoder_decoder", cost.to_dict())
+
+
+def recomp_extractive_account(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    from compressbench.keepbench.compressors.recomp_extractive import (
+        default_checkpoint,
+        load_encoder,
+    )
+
+    tokenizer, model = load_encoder(method.checkpoint or default_checkpoint(), method.device)
+    cost = encoder_cost(_config(model, override, "recomp_extractive"))
+
+    def n_tokens(text: str) -> int:
+        ids = tokenizer(text, truncation=True, max_length=method.max_length)["input_ids"]
+        return len(ids)
+
+    per_case: list[float | None] = []
+    for s, c in zip(sources, comps, strict=True):
+        if c.budget >= len(s.units):  # every sentence kept: nothing encoded
+            per_case.append(0)
+            continue
+        lengths = [n_tokens(u.text) for u in s.units]
+        per_case.append(recomp_extractive_flops(cost, n_tokens(s.query or ""), lengths))
+    return CellFlops(per_case, "encoder", cost.to_dict(), note="query + each sentence alone")
+
+
+def exit_account(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    from compressbench.keepbench.compressors.exit import exit_prompt, load_classifier
+
+    tokenizer, model, _, _ = load_classifier(
+        method.base, method.adapter, method.dtype, method.device
+    )
+    rank = EXIT_LORA_RANK if method.adapter else 0
+    cfg = _config(model, override, "exit")
+    cost = decoder_cost(cfg, lora_rank=rank, logits_every_position=True)
+    per_case: list[float | None] = []
+    for s, c in zip(sources, comps, strict=True):
+        if c.budget >= len(s.units):
+            per_case.append(0)
+            continue
+        case = s.case  # type: ignore[attr-defined]
+        prompts = [
+            exit_prompt(s.query or "", case.paragraphs[u.paragraph], u.text) for u in s.units
+        ]
+        lengths = [min(len(tokenizer(p)["input_ids"]), method.max_length) for p in prompts]
+        per_case.append(exit_flops(cost, lengths))
+    return CellFlops(per_case, "exit", cost.to_dict(), note=f"LoRA rank {rank}, logits everywhere")
+
+
+ACCOUNTS: dict[str, Account] = {
+    "llm": llm_flops,
+    "brief_pro": brief_pro_flops,
+    "recomp_abstractive": recomp_abstractive_flops,
+    "recomp_extractive": recomp_extractive_account,
+    "exit": exit_account,
+}
+
+
+def cell_flops(
+    name: str,
+    method: Any,
+    sources: Sequence[Source],
+    comps: Sequence[Compression],
+    override: str | None = None,
+) -> CellFlops:
+    """The cell's FLOPs by its compressor's account (no account: not estimated)."""
+    account = ACCOUNTS.get(name)
+    if account is None:
+        return CellFlops([None] * len(sources), note="no model: FLOPs not estimated")
+    try:
+        return account(method, sources, comps, override)
+    except NoLocalConfig as exc:  # an API-served model without keepbench.flops_configs
+        log.warning("%s: FLOPs not estimated: %s", name, exc)
+        return CellFlops([None] * len(sources), note=f"not estimated: {exc}")

@@ -1,0 +1,38 @@
+"""Where the KEEP-Bench stages write (relative to the repo root), beside TPBench's ``paths``.
+
+Stages run every (compressor, budget scale) cell inside one DVC stage each, so the stage
+outputs are folders and a cell is a file in them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CASES = "data/keepbench/cases.jsonl"
+COMPRESSED = "data/keepbench/compressed"
+VERDICTS = "data/keepbench/verdicts"
+METRICS = "metrics/keepbench.json"  # compact, what `dvc metrics show` prints
+FULL_METRICS = "reports/keepbench_full.json"  # every number of every cell
+REPORT = "reports/keepbench.md"
+FIGURE = "reports/figures/keepbench_preservation_tflops.png"
+
+
+def budget_name(scale: float) -> str:
+    """A budget scale as it appears in file names (``1.0``)."""
+    return repr(float(scale))
+
+
+def compressed_file(compressor: str, scale: float) -> Path:
+    return Path(COMPRESSED) / compressor / f"{budget_name(scale)}.jsonl"
+
+
+def compressed_stats(compressor: str, scale: float) -> Path:
+    return Path(COMPRESSED) / compressor / f"{budget_name(scale)}.stats.json"
+
+
+def verdicts_file(judge: str, compressor: str, scale: float) -> Path:
+    return Path(VERDICTS) / judge / compressor / f"{budget_name(scale)}.jsonl"
+
+
+def verdict_stats(judge: str, compressor: str, scale: float) -> Path:
+    return Path(VERDICTS) / judge / compressor / f"{budget_name(scale)}.stats.json"

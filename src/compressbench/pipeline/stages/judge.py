@@ -1,0 +1,91 @@
+"""The judge stage: P1 semantic verdicts of one cell (paper §6.1.1, spec §8 H8).
+
+With ``judge.enabled`` the cell's P1 answers go to the judge (:mod:`compressbench.tpbench.judge`)
+on an OpenAI-compatible server through the answer cache (a verdict is never asked twice), the
+verdict rows go to ``data/verdicts/<dataset>/<method>/<r>.jsonl`` and the run (judge model,
+revision, prompt and schema sha256, the cell, input/output sha256, semantic accuracy) to
+MLflow. Disabled (the default: nothing judges offline), the stage writes an empty file without
+loading any client, and the report reads an empty file as "not judged" - so the graph is the
+same either way and the report's dependency on the verdicts is declared.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from compressbench.config import Params
+from compressbench.jsonl import read_jsonl, write_jsonl
+from compressbench.pipeline import paths
+from compressbench.pipeline.declare import stage
+
+log = logging.getLogger(__name__)
+
+
+@stage(
+    "judge",
+    over=("dataset", "method", "ratio"),
+    params=("judge", "tracking"),
+    code=(
+        "tpbench/judge",
+        "tpbench/prompts.py",
+        "tracking",
+    ),
+    deps=(paths.SCORES,),
+    outs=(paths.VERDICTS,),
+)
+def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path:
+    """Judge the cell's P1 answers when ``judge.enabled`` (verdicts cached, never asked twice;
+    the run logged to MLflow); otherwise write an empty verdict file, which the report reads
+    as "not judged"."""
+    out = paths.fill(paths.VERDICTS, dataset, method, ratio)
+    if not params.judge.enabled:
+        write_jsonl(out, [])
+        return out
+    from compressbench.readers.cache import AnswerCache
+    from compressbench.tpbench.judge.judge import build_judge
+    from compressbench.tpbench.judge.p1 import judge_p1_rows, p1_item, summarize
+    from compressbench.tpbench.judge.track import log_judge_run
+    from compressbench.tracking import sha256_file
+
+    scores = paths.fill(paths.SCORES, dataset, method, ratio)
+    cell = {"dataset": dataset, "method": method, "ratio": ratio}
+    rows = []  # every row checked before any judging
+    for line, scored in enumerate(read_jsonl(scores), start=1):
+        if str(scored.get("probe_type", "")).upper() == "P1":
+            row = {**scored, **cell}
+            rows.append((row, p1_item(row, str(scores), f"line {line}")))
+    if not rows:
+        log.warning("judge %s: no P1 answers in %s; nothing to judge", out, scores)
+        write_jsonl(out, [])
+        return out
+    spec = params.judge
+    judge = build_judge(
+        spec.model,
+        base_url=spec.base_url,
+        style=spec.response_format,
+        retries=spec.retries,
+        max_tokens=spec.max_tokens,
+        concurrency=spec.concurrency,
+        revision=spec.revision,
+    )
+    with AnswerCache(paths.answer_cache()) as cache:
+        verdicts, run = judge_p1_rows(judge, rows, cache)
+    write_jsonl(out, verdicts)
+    summary = summarize(verdicts)
+    log_judge_run(
+        f"judge {dataset} {method} {paths.ratio_name(ratio)}",
+        run.info,
+        {**summary, **{f"calls.{k}": v for k, v in run.stats.items()}},
+        [out],
+        tracking_uri=params.tracking.uri,
+        experiment=params.tracking.experiment,
+        stage=f"judge@{dataset}-{method}-{paths.ratio_name(ratio)}",
+        cell=cell,
+        tags={
+            f"sha256.input.{scores.as_posix()}": sha256_file(scores),
+            f"sha256.output.{out.as_posix()}": sha256_file(out),
+        },
+    )
+    log.info("judge %s: semantic accuracy %s over %d", out, summary["semantic_accuracy"], len(rows))
+    return out

@@ -1,0 +1,120 @@
+"""The KEEP-Bench compression stage: every case under every (compressor, budget scale) cell."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from compressbench.jsonl import write_json, write_jsonl
+from compressbench.keepbench.compression_cache import compress_cached
+from compressbench.keepbench.compressors.base import GenerativeCompressor, keep_source
+from compressbench.keepbench.compressors.family import check_keep_method, keep_method
+from compressbench.keepbench.flops_accounting import cell_flops
+from compressbench.keepbench.rate import count_tokens
+from compressbench.pipeline import keep_paths
+from compressbench.pipeline.declare import stage
+from compressbench.pipeline.stages.keep_common import answer_cache_path, read_cases
+from compressbench.readers.cache import AnswerCache
+
+log = logging.getLogger(__name__)
+
+
+def compress_cell(
+    name: str,
+    params: dict[str, Any],
+    scale: float,
+    cases: list[Any],
+    cache: Any,
+    flops_config: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows (deterministic) and stats (timings, cache counts, FLOPs summary) of one cell."""
+    method: Any = keep_method(name, params)
+    sources = [keep_source(c) for c in cases]
+    started = time.time()
+    if isinstance(method, GenerativeCompressor):
+        before = len(cache)
+        comps = method.compress_many(sources, scale, cache=cache, progress=True)
+        cache_stats = {"new_cache_entries": len(cache) - before}
+    else:
+        comps, cache_stats = compress_cached(name, method, sources, scale, cache)
+    seconds = time.time() - started
+    flops = cell_flops(name, method, sources, comps, flops_config)
+    source_tokens = [count_tokens(c.context) for c in cases]  # o200k_base, for Rate
+    compressed_tokens = [count_tokens(c.text) for c in comps]
+    rows = [
+        {
+            "case_id": case.case_id,
+            "subset": case.subset,
+            "setting": case.setting,
+            "compressor": name,
+            "budget_scale": scale,
+            "budget": comp.budget,
+            "compressed": comp.text,
+            "kept_ids": list(comp.kept_ids),
+            "n_sentences": comp.n_units,
+            "source_tokens": n_src,
+            "compressed_tokens": n_out,
+            "flops": f,
+            "record": comp.record,
+        }
+        for case, comp, n_src, n_out, f in zip(
+            cases, comps, source_tokens, compressed_tokens, flops.per_case, strict=True
+        )
+    ]
+    stats = {
+        "cell": {"compressor": name, "budget_scale": scale},
+        "method_params": method.describe(),
+        "cases": len(rows),
+        "cache": cache_stats,
+        "compress_seconds": seconds,
+        "started_at": started,
+        "ended_at": started + seconds,
+        "flops": flops.summary(),
+    }
+    return rows, stats
+
+
+@stage(
+    "keep_compressed",
+    params=("keepbench",),
+    code=(
+        "keepbench/cases.py",
+        "keepbench/sentences.py",
+        "keepbench/compressors",
+        "keepbench/prompts",
+        "keepbench/loader.py",
+        "keepbench/release_schema.py",
+        "keepbench/data",
+        "keepbench/compression_cache.py",
+        "keepbench/rate.py",
+        "keepbench/metrics.py",
+        "keepbench/flops_accounting.py",
+        "flops",
+        "pipeline/keep_paths.py",
+        "pipeline/stages/keep_common.py",
+    ),
+    deps=(keep_paths.CASES,),
+    outs=(keep_paths.COMPRESSED,),
+)
+def stage_keep_compressed(params: Any) -> Path:
+    """Compress every case under every (compressor, budget scale) of ``keepbench``; model
+    outputs and extractive compressions go through the answer cache, so a killed run resumes.
+    Each row carries o200k token counts (Rate) and the case's estimated FLOPs."""
+    spec = params.keepbench
+    for name, method_params in spec.compressors.items():
+        check_keep_method(name, method_params, source=params.source, field="keepbench.compressors")
+    cases = read_cases()
+    out = Path(keep_paths.COMPRESSED)
+    shutil.rmtree(out, ignore_errors=True)  # only this run's cells, whatever ran before
+    with AnswerCache(answer_cache_path()) as cache:
+        for name, scale in spec.cells():
+            log.info("keep_compressed: %s at budget x%s on %d cases", name, scale, len(cases))
+            rows, stats = compress_cell(
+                name, spec.compressors[name], scale, cases, cache, spec.flops_configs.get(name)
+            )
+            write_jsonl(keep_paths.compressed_file(name, scale), rows)
+            write_json(keep_paths.compressed_stats(name, scale), stats, default=str)
+    return out

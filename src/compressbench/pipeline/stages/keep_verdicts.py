@@ -1,0 +1,68 @@
+"""The KEEP-Bench judge stage: one verdict row per proposition of every compressed case."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.keepbench.judges.calls import JudgeInput
+from compressbench.keepbench.judges.registry import check_judge, get_judge
+from compressbench.pipeline import keep_paths
+from compressbench.pipeline.declare import stage
+from compressbench.pipeline.stages.keep_common import answer_cache_path, read_cases
+from compressbench.readers.cache import AnswerCache
+
+log = logging.getLogger(__name__)
+CARRY = ("compressor", "budget_scale", "budget")
+
+
+@stage(
+    "keep_verdicts",
+    params=("keepbench",),
+    code=(
+        "keepbench/cases.py",
+        "keepbench/judges",
+        "keepbench/prompts",
+        "pipeline/keep_paths.py",
+        "pipeline/stages/keep_common.py",
+    ),
+    deps=(keep_paths.CASES, keep_paths.COMPRESSED),
+    outs=(keep_paths.VERDICTS,),
+)
+def stage_keep_verdicts(params: Any) -> Path:
+    """Judge every compressed case proposition by proposition with ``keepbench.judge``; LLM
+    verdicts are cached like answers (a killed run resumes, a rerun asks nothing again)."""
+    spec = params.keepbench
+    check_judge(spec.judge, spec.judge_params, source=params.source, field="keepbench.judge")
+    cases = {c.case_id: c for c in read_cases()}
+    judge = get_judge(spec.judge, **spec.judge_params)
+    out = Path(keep_paths.VERDICTS)
+    shutil.rmtree(out, ignore_errors=True)
+    with AnswerCache(answer_cache_path()) as cache:
+        for name, scale in spec.cells():
+            source = keep_paths.compressed_file(name, scale)
+            rows = list(read_jsonl(source))
+            inputs = [
+                JudgeInput(cases[r["case_id"]], r["compressed"], {k: r[k] for k in CARRY})
+                for r in rows
+            ]
+            log.info(
+                "keep_verdicts: %s judges %s x%s (%d cases)", judge.name, name, scale, len(rows)
+            )
+            started = time.time()
+            run = judge.judge(inputs, cache, progress=True)
+            ended = time.time()
+            write_jsonl(keep_paths.verdicts_file(spec.judge, name, scale), run.rows)
+            stats = {
+                "cell": {"compressor": name, "budget_scale": scale, "judge": spec.judge},
+                **run.stats,
+                "info": run.info,
+                "started_at": started,
+                "ended_at": ended,
+            }
+            write_json(keep_paths.verdict_stats(spec.judge, name, scale), stats, default=str)
+    return out
