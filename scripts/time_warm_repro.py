@@ -63,6 +63,8 @@ def _fill_outputs(root: Path) -> None:
     reader = dataclasses.replace(params.reader, backend=EchoReader.name)
     params = dataclasses.replace(params, reader=reader)
     for decl in declarations():
+        if decl.frozen:  # dvc repro skips it; its output is committed
+            continue
         for cell in itertools.product(*(getattr(params, LOOP_KEYS[k]) for k in decl.over)):
             decl.run(params, *cell)
 

@@ -18,14 +18,13 @@ from compressbench.keepbench.compressors.base import keep_source
 from compressbench.keepbench.compressors.family import keep_method
 from compressbench.keepbench.compressors.llm_prompt import SAMPLE_FILE
 from compressbench.readers.cache import AnswerCache
+from tiny_llama import save_tiny_llama, word_tokenizer
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.slow
 
 SCALES = (0.5, 1.0, 2.0)
-SPECIALS = ["<pad>", "</s>", "<unk>", "<bos>", "<start_of_turn>", "<end_of_turn>",
-            "<|reserved_special_token_100|>", "<|reserved_special_token_101|>"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -39,26 +38,6 @@ def one_per_subset(cases: list[KeepCase]) -> list[KeepCase]:
     for c in cases:
         seen.setdefault(c.subset, c)
     return list(seen.values())
-
-
-def word_tokenizer(texts: list[str]) -> Any:
-    """A word-level fast tokenizer over the words of ``texts`` (ids 0, 1, 2 = pad, eos, unk)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    split = pre_tokenizers.Whitespace()
-    words = sorted({w for t in texts for w, _ in split.pre_tokenize_str(t)} | {"Yes", "No"})
-    vocab = {tok: i for i, tok in enumerate([*SPECIALS, *words])}
-    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    core.pre_tokenizer = split
-    return PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        pad_token="<pad>",
-        eos_token="</s>",
-        unk_token="<unk>",
-        bos_token="<bos>",
-        additional_special_tokens=SPECIALS[4:],
-    )
 
 
 @pytest.fixture(scope="module")
@@ -206,19 +185,8 @@ def test_recomp_abstractive_runs_its_loader_without_a_budget_and_caches(
 
 
 def test_brief_pro_sends_k_between_the_reserved_tokens(cases, tmp_path: Path, tokenizer) -> None:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    model_dir = tmp_path / "llama"
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-        pad_token_id=0, eos_token_id=1, bos_token_id=3,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(model_dir)
-    tokenizer.save_pretrained(model_dir)
-    method = keep_method("brief_pro", {"model": str(model_dir), "max_new_tokens": 8})
+    model_dir = save_tiny_llama(tmp_path / "llama", tokenizer, num_hidden_layers=2)
+    method = keep_method("brief_pro", {"model": model_dir, "max_new_tokens": 8})
     case = one_per_subset(cases)[0]
     source = keep_source(case)
     request = method.request(source, 4)  # type: ignore[attr-defined]
@@ -228,7 +196,7 @@ def test_brief_pro_sends_k_between_the_reserved_tokens(cases, tmp_path: Path, to
     at = ids.index(open_id)
     assert ids[at + 2] == close_id and tokenizer.decode([ids[at + 1]]) == "4"
     comp = method.compress(source, 1.0)
-    assert comp.record["backend"] == "hf" and comp.record["model_id"] == str(model_dir)
+    assert comp.record["backend"] == "hf" and comp.record["model_id"] == model_dir
     assert comp.record["tokens_out"] <= 8 and comp.budget == 4
 
 

@@ -14,29 +14,18 @@ from compressbench.keepbench.compressors.llm_prompt import SAMPLE_FILE
 from compressbench.keepbench.judges.calls import JudgeInput
 from compressbench.keepbench.judges.registry import get_judge
 from compressbench.readers.cache import AnswerCache
-from test_keepbench_compressors_models import word_tokenizer
+from tiny_llama import save_tiny_llama, word_tokenizer
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 
 
 def test_hf_judge_asks_again_then_records_errors(tmp_path: Path) -> None:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
     rows = json.loads(SAMPLE_FILE.read_text(encoding="utf-8"))["cases"]
     case = next(case_from_dict(r) for r in rows if r["case_id"].startswith("sample:science"))
     tokenizer = word_tokenizer([case.query, *case.paragraphs, "judgement yes no"])
-    model_dir = tmp_path / "tiny"
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-        pad_token_id=0, eos_token_id=1, bos_token_id=3,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(model_dir)
-    tokenizer.save_pretrained(model_dir)
-    judge = get_judge("hf", model=str(model_dir), device="cpu", max_tokens=6, retries=1)
+    model_dir = save_tiny_llama(tmp_path / "tiny", tokenizer, num_hidden_layers=1)
+    judge = get_judge("hf", model=model_dir, device="cpu", max_tokens=6, retries=1)
     inputs = [JudgeInput(case, " ".join(p.text for p in case.propositions))]
     with AnswerCache(tmp_path / "verdicts.sqlite") as cache:
         run = judge.judge(inputs, cache)
@@ -49,4 +38,4 @@ def test_hf_judge_asks_again_then_records_errors(tmp_path: Path) -> None:
         assert row["judgement"] is None and row["preserved"] is None
         assert row["template"] == "science" and isinstance(row["raw"], str)
     assert run.info["judge_backend"] == "hf" and run.info["judge_response_format"] == "none"
-    assert run.info["judge_model"] == str(model_dir)
+    assert run.info["judge_model"] == model_dir

@@ -3,6 +3,7 @@ default offline reader, a real MLflow sqlite store; reruns, parameter changes an
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -94,9 +95,15 @@ def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
     scores = list(read_jsonl(project / "data/scores/builtin/full_context/0.3.jsonl"))
     assert {r["probe_type"] for r in scores} == {"P1", "P2", "P3"}
     runs = read_cells(f"sqlite:///{project / 'mlflow.db'}", "compressbench-tpbench")
-    cells = [c for c in runs if c.params["probe"] != "retention"]
+    deletion = [c for c in runs if "condition" in c.params]
+    cells = [c for c in runs if c.params["probe"] != "retention" and c not in deletion]
     # one run per (dataset, probe, seed, ratio, method, reader): 1 x 3 x 1 x 1 x 2 x 1
     assert len(cells) == 6
+    # one deletion-control run per condition that had probes, each a full-context P2 cell
+    summary_conditions = json.loads((project / "metrics/deletions/builtin.json").read_text())
+    measured = {e["condition"] for e in summary_conditions["conditions"] if e["n"]}
+    assert {c.params["condition"] for c in deletion} == measured and len(deletion) == len(measured)
+    assert all(c.params["probe"] == "P2" for c in deletion)
     retention = [c for c in runs if c.params["probe"] == "retention"]
     assert len(retention) == 2 * 4  # methods x retention ratios
     assert all("p2_retention" in c.metrics for c in retention)

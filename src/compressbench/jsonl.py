@@ -26,6 +26,13 @@ def open_text(path: str | Path) -> IO[str]:
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Yield one dict per non-blank line; a bad line (or an unreadable, truncated or missing
     file) raises InputError naming the file (and the line)."""
+    for _, row in read_jsonl_lines(path):
+        yield row
+
+
+def read_jsonl_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`read_jsonl` with each row's line number (from 1, blank lines counted), for
+    errors that name the record of a row found bad later."""
     try:
         yield from _rows(path)
     except FileNotFoundError:
@@ -34,7 +41,7 @@ def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
         raise InputError(f"unreadable ({exc})", file=str(path)) from exc
 
 
-def _rows(path: str | Path) -> Iterator[dict[str, Any]]:
+def _rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -47,7 +54,7 @@ def _rows(path: str | Path) -> Iterator[dict[str, Any]]:
                 ) from exc
             if not isinstance(row, dict):
                 raise InputError("expected a JSON object", file=str(path), record=f"line {lineno}")
-            yield row
+            yield lineno, row
 
 
 def canonical_json(obj: Any) -> str:

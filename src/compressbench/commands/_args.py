@@ -45,15 +45,23 @@ def ratio(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise _bad(f"{text!r} is not an integer >= 1") from None
-    if value < 1:
-        raise _bad(f"{text} is not an integer >= 1")
-    return value
+def int_at_least(low: int) -> Callable[[str], int]:
+    """argparse type: an integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise _bad(f"{text!r} is not an integer >= {low}") from None
+        if value < low:
+            raise _bad(f"{text} is not an integer >= {low}")
+        return value
+
+    return parse
+
+
+positive_int = int_at_least(1)
+non_negative_int = int_at_least(0)  # a seed, a count of retries or tokens
 
 
 def probe_type(text: str) -> str:

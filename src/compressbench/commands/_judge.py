@@ -6,20 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from compressbench.commands._args import positive_int
+from compressbench.commands._args import non_negative_int, positive_int
 from compressbench.readers.structured import RESPONSE_FORMATS
 from compressbench.tpbench.judge.judge import DEFAULT_RETRIES, MAX_TOKENS, PAPER_JUDGE_MODEL, Judge
-
-
-def retries(text: str) -> int:
-    """An integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not an integer >= 0")
-    return value
 
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
@@ -39,7 +28,7 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--retries",
-        type=retries,
+        type=non_negative_int,
         default=DEFAULT_RETRIES,
         help=f"times an unparseable verdict is asked again (default {DEFAULT_RETRIES})",
     )

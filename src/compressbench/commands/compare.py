@@ -6,18 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from compressbench.commands._args import positive_int
-
-
-def non_negative_int(text: str) -> int:
-    """An integer >= 0 (a generator seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not an integer >= 0")
-    return value
+from compressbench.commands._args import non_negative_int, positive_int
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,17 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from compressbench.commands._args import one_of
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not an integer >= 0")
-    return value
+from compressbench.commands._args import non_negative_int, one_of
 
 
 def _formulas() -> list[str]:
@@ -69,6 +59,6 @@ def register(subparsers: Any) -> None:
         type=one_of(_formulas, "formula"),
         help="decoder | encoder | encoder_decoder | exit (default: from the config)",
     )
-    p.add_argument("--prompt-tokens", type=_non_negative, help="P: prompt tokens of one case")
-    p.add_argument("--output-tokens", type=_non_negative, help="G: output tokens of one case")
+    p.add_argument("--prompt-tokens", type=non_negative_int, help="P: prompt tokens of one case")
+    p.add_argument("--output-tokens", type=non_negative_int, help="G: output tokens of one case")
     p.set_defaults(func=run)

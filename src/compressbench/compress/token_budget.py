@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressbench.compress.budgets import READER_TOKENS
-from compressbench.compress.costs import ContextCost, context_cost
-from compressbench.compress.method import Compression, Method, PromptFn, ReaderHook, Source
+from compressbench.compress.method import Compression, Method, Source
 from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
 from compressbench.compress.render import render, render_style
 from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.selectors.base import FeatureMemo
+from compressbench.compress.text_method import TextMethod
 
 
 @dataclass(frozen=True)
-class TokenBudgetSelector:
+class TokenBudgetSelector(TextMethod):
     """A :class:`SelectorMethod` whose budget is ``floor(r * T)`` reader tokens."""
 
     inner: SelectorMethod
@@ -37,7 +37,6 @@ class TokenBudgetSelector:
 
     family = "turn_selector"
     budget_unit = READER_TOKENS
-    needs_reader = False
 
     @property
     def name(self) -> str:
@@ -63,39 +62,18 @@ class TokenBudgetSelector:
             if count(candidate) <= budget:
                 keep, text = chosen, candidate
                 break
-        return Compression(
+        return self._compression(
+            units,
+            ratio,
             text=text,
             kept_ids=tuple(units[p].index for p in sorted(keep)),
             kept_text="\n".join(units[p].text for p in sorted(keep)),
-            n_units=len(units),
-            budget=budget,
-            budget_unit=self.budget_unit,
             render=style,
-            ratio=ratio,
-            record={
-                "method": self.name,
-                "family": self.family,
-                "budget_unit": self.budget_unit,
-                "budget": budget,
-                "full_tokens": full,
-                "kept_tokens": count(text),
-                "kept": len(keep),
-                "render": style,
-                "params": self.inner.params,
-            },
-        )
-
-    def retained_text(
-        self, source: Source, ratio: float, prompt: PromptFn, reader: ReaderHook | None
-    ) -> str:
-        return self.compress(source, ratio).kept_text
-
-    def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
-        return None
-
-    def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
-        return context_cost(
-            full_text, compression.text, compression.n_units, compression.kept_ids, tokenizer
+            params=self.inner.params,
+            budget=budget,
+            full_tokens=full,
+            kept_tokens=count(text),
+            kept=len(keep),
         )
 
 

@@ -13,7 +13,10 @@ config the compressor actually loaded (or ``keepbench.flops_configs[name]``, a
   (token counts from the encoder's own tokenizer), 0 when the budget keeps every sentence
   (nothing is encoded);
 * ``exit``: one classification pass per sentence (``exit`` formula; the bare decoder with
-  full-sequence logits when no adapter is loaded).
+  full-sequence logits when no adapter is loaded);
+* KV presses: the reader's forward pass over the prompt it prefilled under the press plus the
+  question tokens fed after it, one generated token (``T = P``, ``Z = 1``); the press's own
+  scoring (a few attention reads) is not counted.
 
 Methods without a model (turn selectors on sentences) get ``None``: no FLOPs estimate, no EPR.
 """
@@ -33,6 +36,7 @@ from compressbench.flops.encdec import encdec_cost
 from compressbench.flops.encoder import encoder_cost
 from compressbench.flops.fields import ConfigFields
 from compressbench.flops.formulas import EXIT_LORA_RANK, exit_flops, recomp_extractive_flops
+from compressbench.keepbench.compressors.presses import KeepPressMethod
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +184,19 @@ def exit_account(
     return CellFlops(per_case, "exit", cost.to_dict(), note=f"LoRA rank {rank}, logits everywhere")
 
 
+def press_flops(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    cost = decoder_cost(_config(getattr(method.reader(), "model", None), override, "the press"))
+
+    def prompt_tokens(comp: Compression) -> int:
+        press = comp.record.get("press") or {}
+        return int(press["prefill_tokens"]) + int(press.get("question_tokens_after_press") or 0)
+
+    per_case: list[float | None] = [cost.case(prompt_tokens(c), 1) for c in comps]
+    return CellFlops(per_case, "decoder", cost.to_dict(), note="reader prefill under the press")
+
+
 ACCOUNTS: dict[str, Account] = {
     "llm": llm_flops,
     "brief_pro": brief_pro_flops,
@@ -197,7 +214,7 @@ def cell_flops(
     override: str | None = None,
 ) -> CellFlops:
     """The cell's FLOPs by its compressor's account (no account: not estimated)."""
-    account = ACCOUNTS.get(name)
+    account = ACCOUNTS.get(name) or (press_flops if isinstance(method, KeepPressMethod) else None)
     if account is None:
         return CellFlops([None] * len(sources), note="no model: FLOPs not estimated")
     try:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.errors import InputError
+from compressbench.jsonl import read_jsonl_lines
 from compressbench.keepbench.cases import IMBALANCED, KeepCase, case_from_dict
 from compressbench.keepbench.release_schema import (
     FILE_SUBSETS,
@@ -209,17 +210,8 @@ def _json_rows(data: Any, file: str, defaults: tuple[str, str] | None) -> Iterat
 
 def _read_jsonl(path: Path) -> Iterator[Row]:
     defaults = FILE_SUBSETS.get(path.stem)
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"invalid JSON ({exc})", file=str(path), record=f"line {n}"
-                ) from None
-            yield str(path), f"line {n}", row, defaults
+    for n, row in read_jsonl_lines(path):
+        yield str(path), f"line {n}", row, defaults
 
 
 def _read_parquet(path: Path) -> Iterator[Row]:

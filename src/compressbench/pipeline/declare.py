@@ -76,6 +76,7 @@ class StageDecl:
     metrics: tuple[Out, ...] = ()
     plots: tuple[Out, ...] = ()
     always_changed: bool = False
+    frozen: bool = False
     doc: str = ""
 
     @property
@@ -84,6 +85,7 @@ class StageDecl:
 
 
 REGISTRY: dict[str, StageDecl] = {}
+SRC_PREFIX = "src/compressbench/"
 
 
 def _module_path(module: str) -> str:
@@ -93,6 +95,29 @@ def _module_path(module: str) -> str:
 
 def _outs(items: tuple[str | Out, ...]) -> tuple[Out, ...]:
     return tuple(o if isinstance(o, Out) else Out(o) for o in items)
+
+
+SRC_ROOT = Path(__file__).resolve().parents[1]
+"""``src/compressbench``: the folder ``code`` paths are relative to."""
+
+
+def _carve(path: str, inner: tuple[str, ...]) -> list[str]:
+    """``path`` (under ``src/compressbench``) without the files ``inner``: a folder holding one is
+    replaced by its other entries (``__pycache__`` and dot files left out)."""
+    if path in inner:
+        return []
+    if not any(o.startswith(path.rstrip("/") + "/") for o in inner):
+        return [path]
+    names = sorted(p.name for p in (SRC_ROOT / path).iterdir())
+    kept = [n for n in names if n != "__pycache__" and not n.startswith(".")]
+    return [c for n in kept for c in _carve(f"{path.rstrip('/')}/{n}", inner)]
+
+
+def _code_without_outs(code: tuple[str, ...], outs: tuple[Out, ...]) -> tuple[str, ...]:
+    """Declared code minus the stage's own outputs: DVC refuses a stage one of whose deps holds
+    one of its outs (e.g. a fitted artefact shipped inside ``compress/``)."""
+    inner = tuple(o.path.removeprefix(SRC_PREFIX) for o in outs if o.path.startswith(SRC_PREFIX))
+    return tuple(dict.fromkeys(c for path in code for c in _carve(path, inner)))
 
 
 def stage(
@@ -106,8 +131,10 @@ def stage(
     metrics: tuple[str | Out, ...] = (),
     plots: tuple[str | Out, ...] = (),
     always_changed: bool = False,
+    frozen: bool = False,
 ) -> Callable[[StageFn], StageFn]:
-    """Declare and register a stage; the function then sees only its declared params."""
+    """Declare and register a stage; the function then sees only its declared params.
+    ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it)."""
     bad = [k for k in over if k not in LOOP_KEYS] + [p for p in params if p not in PARAM_FIELDS]
     if bad:
         raise ValueError(f"stage {name!r}: unknown loop keys or params: {', '.join(bad)}")
@@ -123,12 +150,13 @@ def stage(
             run=run,
             over=over,
             params=params,
-            code=tuple(dict.fromkeys((*BASE_CODE, own, *code))),
+            code=_code_without_outs(tuple(dict.fromkeys((*BASE_CODE, own, *code))), _outs(outs)),
             deps=deps,
             outs=_outs(outs),
             metrics=_outs(metrics),
             plots=_outs(plots),
             always_changed=always_changed,
+            frozen=frozen,
             doc=" ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()),
         )
         previous = REGISTRY.get(name)

@@ -5,7 +5,10 @@ its params are its declared top-level keys; a stage over one loop key becomes a 
 stage, over several a ``matrix`` stage. An ``always_changed`` stage (it reads a source outside the
 repository every run) gets a ``dvc.yaml`` of its own under ``pipeline/<stage>/`` (``wdir`` the
 root): DVC rewrites the lock file of a stage that ran, so keeping that lock apart from the big
-``dvc.lock`` keeps a warm ``dvc repro`` fast (4.2 s -> ~2.3 s here). :func:`problems` lists
+``dvc.lock`` keeps a warm ``dvc repro`` fast (4.2 s -> ~2.3 s here). A ``frozen`` stage (it
+reads data the default offline pipeline lacks, e.g. SGD train) is kept apart too, with its
+``dvc.lock`` committed: ``dvc repro`` skips it, and the lock records the hash of the artefact it
+made. :func:`problems` lists
 declared code that does not exist and modules a stage imports (statically, see
 :mod:`.import_graph`) outside its declared code; generation refuses while there are any.
 """
@@ -56,6 +59,8 @@ def stage_entry(decl: StageDecl) -> dict[str, Any]:
     body: dict[str, Any] = {"cmd": cmd}
     if decl.always_changed:
         body["always_changed"] = True
+    if decl.frozen:
+        body["frozen"] = True
     body["deps"] = [_fill(d, decl.over) for d in decl.deps] + [f"{SRC}/{c}" for c in decl.code]
     if decl.params:
         body["params"] = list(decl.params)
@@ -76,17 +81,26 @@ APART_NOTE = """\
 vars:
 - ../../params.yaml
 """
+FROZEN_NOTE = """\
+# A frozen stage, kept apart from the root dvc.yaml with its dvc.lock committed beside this file:
+# `dvc repro` skips it (it reads data the default offline pipeline lacks) and checks only that
+# its output still has the hash the lock records. To rerun it: `compressbench stage <stage>`, then
+# `dvc commit -f <this file>:<stage>` (`dvc unfreeze` refuses a stage with ${...} in it).
+# It runs from the root (wdir) on the root's params.yaml.
+vars:
+- ../../params.yaml
+"""
 
 
 def apart_file(decl: StageDecl) -> str:
     """Where a declared stage's ``dvc.yaml`` lives (relative to the repository root)."""
-    return f"pipeline/{decl.name}/dvc.yaml" if decl.always_changed else MAIN_FILE
+    return f"pipeline/{decl.name}/dvc.yaml" if decl.always_changed or decl.frozen else MAIN_FILE
 
 
 def _render_one(decls: Sequence[StageDecl], *, apart: bool) -> str:
     parts = [HEADER]
     if apart:  # run from the root, templated from the root's params.yaml
-        parts.append(APART_NOTE)
+        parts.append(FROZEN_NOTE if any(d.frozen for d in decls) else APART_NOTE)
     parts.append("stages:\n")
     for decl in decls:
         comment = textwrap.fill(decl.doc, 96, initial_indent="  # ", subsequent_indent="  # ")
@@ -99,11 +113,17 @@ def _render_one(decls: Sequence[StageDecl], *, apart: bool) -> str:
 
 
 def copy_dvc_files(src_root: Path, dst_root: Path) -> None:
-    """Copy a project's generated ``dvc.yaml`` files (the root one and those kept apart)."""
+    """Copy a project's generated ``dvc.yaml`` files (the root one and those kept apart) and
+    the committed ``dvc.lock`` of frozen stages (without it DVC would hash a frozen stage's deps,
+    which may be absent)."""
     for path in [src_root / MAIN_FILE, *sorted(src_root.glob("pipeline/*/dvc.yaml"))]:
-        target = dst_root / path.relative_to(src_root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+        lock = path.with_name("dvc.lock")
+        stages = yaml.safe_load(path.read_text(encoding="utf-8")).get("stages") or {}
+        frozen = any(isinstance(body, dict) and body.get("frozen") for body in stages.values())
+        for item in [path, lock] if frozen and lock.exists() else [path]:
+            target = dst_root / item.relative_to(src_root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item, target)
 
 
 def render(decls: Sequence[StageDecl]) -> dict[str, str]:

@@ -180,17 +180,20 @@ def retention_rows(
     tokens of ``tokenizer`` (None: the default reader's).
     """
     given, mp = kept_text_fns or {}, method_params or {}
+    # a given kept-text function still reports the unit of its method (built without its params,
+    # which may be meant for the given function only)
     built = {
-        m: with_budget_unit(get_method(m, mp.get(m)), budget_unit, tokenizer)
+        m: with_budget_unit(
+            get_method(m, None if m in given else mp.get(m)), budget_unit, tokenizer
+        )
         for m in methods
-        if m not in given
     }
-    units = {m: built[m].budget_unit if m in built else budget_unit for m in methods}
+    units = {m: built[m].budget_unit for m in methods}
     fns = {m: given.get(m) or method_kept_text(built[m], reader) for m in methods}
-    share_presses(reader, built.values(), ratios)
+    share_presses(reader, [built[m] for m in methods if m not in given], ratios)
 
     def fingerprint_params(m: str) -> dict[str, Any]:
-        needs_reader = m in built and built[m].needs_reader
+        needs_reader = m not in given and built[m].needs_reader
         # the budget unit joins the fingerprint only where it is not the published one
         unit = {} if units[m] == TURN_BUDGET_UNIT else {"budget_unit": units[m]}
         return {**mp.get(m, {}), **((reader_identity or {}) if needs_reader else {}), **unit}

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from compressbench.compress.budgets import READER_TOKENS
-from compressbench.compress.costs import ContextCost, context_cost
-from compressbench.compress.method import Compression, PromptFn, ReaderHook, Source
+from compressbench.compress.method import Compression, Source
 from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
 from compressbench.compress.render import render_style
-from compressbench.compress.turning_point.schema import load_vocabulary
+from compressbench.compress.text_method import TextMethod
+from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
 from compressbench.compress.turning_point.select import Candidate, candidates, drop_order, select
@@ -99,9 +99,9 @@ def _plan(
     schema: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
-    vocab = load_vocabulary(schema) if schema else None
-    segs = segment_dialogue(turns, units=units, vocab=vocab)
     scorer = load_scorer(scorer_path)
+    vocab = merged(scorer.vocabulary, load_vocabulary(schema) if schema else None)
+    segs = segment_dialogue(turns, units=units, vocab=vocab)
     located = [
         (loc.seg, loc.mention.kind, loc.mention.text, scorer.p(loc.x))
         for loc in located_mentions(segs, len(turns), vocab)
@@ -110,7 +110,7 @@ def _plan(
 
 
 @dataclass(frozen=True)
-class TurningPointMethod:
+class TurningPointMethod(TextMethod):
     """Span selection that keeps turning points (see the module docstring)."""
 
     name: str = "turning_point"
@@ -124,7 +124,6 @@ class TurningPointMethod:
 
     family = "span_selector"
     budget_unit = READER_TOKENS
-    needs_reader = False
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"units": UNITS, "labels": tuple(LABELS)}
 
     def __post_init__(self) -> None:
@@ -168,45 +167,24 @@ class TurningPointMethod:
             gone = drop.pop(0)
             kept = [i for i in kept if i not in gone]
             text, retained = render_segments([segs[i] for i in kept], style, self.labels)
-        return Compression(
+        return self._compression(
+            turns,
+            ratio,
             text=text,
             kept_ids=tuple(sorted({segs[i].turn for i in kept})),
             kept_text=retained,
-            n_units=len(turns),
-            budget=budget,
-            budget_unit=self.budget_unit,
             render=style,
-            ratio=ratio,
-            record={
-                "method": self.name,
-                "family": self.family,
-                "budget_unit": self.budget_unit,
-                "budget": budget,
-                "full_tokens": full,
-                "kept_tokens": count(text),
-                "kept_segments": len(kept),
-                "n_segments": len(segs),
-                "render": style,
-                "params": {
-                    "units": self.units,
-                    "scorer": self.scorer,
-                    "cue": self.cue,
-                    "density": self.density,
-                    "labels": self.labels,
-                    "schema": self.schema,
-                },
+            params={
+                "units": self.units,
+                "scorer": self.scorer,
+                "cue": self.cue,
+                "density": self.density,
+                "labels": self.labels,
+                "schema": self.schema,
             },
-        )
-
-    def retained_text(
-        self, source: Source, ratio: float, prompt: PromptFn, reader: ReaderHook | None
-    ) -> str:
-        return self.compress(source, ratio).kept_text
-
-    def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
-        return None
-
-    def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
-        return context_cost(
-            full_text, compression.text, compression.n_units, compression.kept_ids, tokenizer
+            budget=budget,
+            full_tokens=full,
+            kept_tokens=count(text),
+            kept_segments=len(kept),
+            n_segments=len(segs),
         )

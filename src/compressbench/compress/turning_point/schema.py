@@ -45,14 +45,39 @@ def vocabulary_from(services: object, source: str = "schema") -> Vocabulary:
                 if not slot.get("is_categorical"):
                     continue
                 for value in slot.get("possible_values", []):
-                    term = str(value).strip().lower()
-                    if len(term) >= 3 and not term.isdigit() and term not in _GENERIC:
+                    term = usable_term(value)
+                    if term is not None:
                         slots.setdefault(term, str(slot["name"]))
         except (KeyError, TypeError, AttributeError) as exc:
             raise InputError(f"malformed service ({exc})", file=source, record=f"[{i}]") from None
+    return vocabulary_of(slots)
+
+
+def usable_term(value: object) -> str | None:
+    """``value`` lower-cased if it can be a term (three characters or more, not a number, not
+    yes/no/true/false/dontcare), else None."""
+    term = str(value).strip().lower()
+    return term if len(term) >= 3 and not term.isdigit() and term not in _GENERIC else None
+
+
+def vocabulary_of(slots: dict[str, str]) -> Vocabulary:
+    """The :class:`Vocabulary` of ``term -> slot`` pairs (terms lower-case)."""
     terms = sorted(slots, key=lambda t: (-len(t), t))  # longest first
     body = "|".join(re.escape(t) for t in terms) or r"(?!x)x"
     return Vocabulary(tuple(sorted(slots.items())), re.compile(rf"\b(?:{body})\b", re.IGNORECASE))
+
+
+def merged(*vocabs: Vocabulary | None) -> Vocabulary | None:
+    """One vocabulary holding every term of ``vocabs`` (the first slot named for a term wins);
+    None when none is given."""
+    given = [v for v in vocabs if v is not None]
+    if len(given) <= 1:
+        return given[0] if given else None
+    slots: dict[str, str] = {}
+    for v in given:
+        for term, slot in v.slots:
+            slots.setdefault(term, slot)
+    return vocabulary_of(slots)
 
 
 @functools.lru_cache(maxsize=4)

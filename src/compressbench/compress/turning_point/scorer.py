@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.compress.turning_point.features import ACCEPT, Mention, cues, mentions
-from compressbench.compress.turning_point.schema import Vocabulary
+from compressbench.compress.turning_point.schema import Vocabulary, vocabulary_of
 from compressbench.compress.turning_point.segments import Segment
 from compressbench.corpora.model import USER
 from compressbench.errors import InputError
@@ -177,6 +177,12 @@ class Scorer:
     coef: tuple[float, ...]
     intercept: float
     meta: dict[str, Any]
+
+    @functools.cached_property
+    def vocabulary(self) -> Vocabulary | None:
+        """The terms learned with the weights (``vocabulary`` pairs), or None."""
+        pairs = self.meta.get("vocabulary") or []
+        return vocabulary_of({str(t): str(s) for t, s in pairs}) if pairs else None
 
     def p(self, x: Sequence[float]) -> float:
         z = self.intercept + sum(w * v for w, v in zip(self.coef, x, strict=True))

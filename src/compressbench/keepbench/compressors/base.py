@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compressbench.compress.costs import ContextCost, context_cost
 from compressbench.compress.method import Compression, PromptFn, ReaderHook, Source
+from compressbench.compress.text_method import TextMethod
 from compressbench.keepbench.cases import KeepCase, sentence_budget
 from compressbench.keepbench.sentences import count_sentences, split_paragraphs, truncate_to_budget
 from compressbench.readers.base import ChatRequest, Generation, Reader
@@ -76,13 +76,13 @@ def strip_thinking(text: str) -> str:
     return _THINK.sub("", text).strip()
 
 
-class KeepMethodBase:
-    """The Method members every KEEP compressor shares (``name``/``params`` set by subclasses)."""
+class KeepMethodBase(TextMethod):
+    """The Method members every KEEP compressor shares (``name``/``params`` set by subclasses);
+    retention is the compression's text (an abstractive compression keeps no source span)."""
 
     name: str
     family = FAMILY
     budget_unit = KEEP_BUDGET_UNIT
-    needs_reader = False
 
     def describe(self) -> dict[str, Any]:
         """The method's parameters as recorded (JSON-ready)."""
@@ -91,21 +91,13 @@ class KeepMethodBase:
     def retained_text(
         self, source: Source, ratio: float, prompt: PromptFn, reader: ReaderHook | None
     ) -> str:
-        return self.compress(source, ratio).text  # type: ignore[attr-defined]
-
-    def reader_hook(self, ratio: float, *, max_input_tokens: int) -> Any:
-        return None
-
-    def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
-        return context_cost(
-            full_text, compression.text, compression.n_units, compression.kept_ids, tokenizer
-        )
+        return self.compress(source, ratio).text
 
     def compress_many(
         self, sources: Sequence[Source], ratio: float, *, cache: Any = None, progress: bool = False
     ) -> list[Compression]:
         """Compress several sources (extractive methods: one by one; ``cache`` unused)."""
-        return [self.compress(s, ratio) for s in sources]  # type: ignore[attr-defined]
+        return [self.compress(s, ratio) for s in sources]
 
     def _record(self, k: int, extra: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -182,11 +174,13 @@ class GenerativeCompressor(KeepMethodBase):
 
             generations = generate_cached(reader, requests, cache, progress=progress).generations
         return [
-            self._compression(s, k, g, ratio)
+            self._generated_compression(s, k, g, ratio)
             for s, k, g in zip(sources, budgets, generations, strict=True)
         ]
 
-    def _compression(self, source: Source, k: int, gen: Generation, ratio: float) -> Compression:
+    def _generated_compression(
+        self, source: Source, k: int, gen: Generation, ratio: float
+    ) -> Compression:
         text = strip_thinking(gen.raw)
         n_out = count_sentences(text)
         if self.truncate and self.length_control and n_out > k:

@@ -8,7 +8,9 @@ serve both benchmarks; its ``units`` are ``sentences``.
 
 :func:`keep_method` is what KEEP stages call: a registered compressor, else a TPBench turn
 selector that is meaningful on sentences, wrapped by
-:class:`~compressbench.keepbench.compressors.selectors.SentenceSelectorMethod`.
+:class:`~compressbench.keepbench.compressors.selectors.SentenceSelectorMethod`, else a KV press
+(preset or kvpress class) run on the case by the reader,
+:class:`~compressbench.keepbench.compressors.presses.KeepPressMethod`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ from compressbench.keepbench.compressors import (  # noqa: F401  (each file regi
     recomp_extractive,
 )
 from compressbench.keepbench.compressors import exit as exit_compressor  # noqa: F401
+from compressbench.keepbench.compressors.presses import (
+    KeepPressMethod,
+    check_press_values,
+    is_keep_press,
+    keep_press_names,
+    press_parameters,
+)
 from compressbench.keepbench.compressors.registry import COMPRESSORS, parameters
 from compressbench.keepbench.compressors.selectors import (
     SentenceSelectorMethod,
@@ -53,13 +62,17 @@ FAMILY = Family(FAMILY_NAME, lambda: COMPRESSORS, _entry, units=UNITS)
 
 
 def keep_method_names() -> list[str]:
-    """Every name :func:`keep_method` builds: the compressors and the sentence selectors."""
-    return sorted({*COMPRESSORS, *sentence_selector_names()})
+    """Every name :func:`keep_method` builds: compressors, sentence selectors, KV presses."""
+    return sorted({*COMPRESSORS, *sentence_selector_names(), *keep_press_names()})
 
 
 def keep_method_parameters(name: str) -> tuple[str, ...]:
     factory = COMPRESSORS.get(name)
-    return parameters(factory) if factory is not None else selector_parameters(name)
+    if factory is not None:
+        return parameters(factory)
+    if name in sentence_selector_names():
+        return selector_parameters(name)
+    return press_parameters(name)
 
 
 def check_keep_method(
@@ -85,6 +98,8 @@ def check_keep_method(
                 file=source,
                 field=f"{field}.{name}.{key}",
             )
+    if is_keep_press(name):
+        check_press_values(name, params or {}, source, field)
 
 
 def keep_method(name: str, params: Mapping[str, Any] | None = None) -> Method:
@@ -95,4 +110,6 @@ def keep_method(name: str, params: Mapping[str, Any] | None = None) -> Method:
         return method
     if name in sentence_selector_names():
         return SentenceSelectorMethod.build(name, dict(params or {}))
+    if is_keep_press(name):
+        return KeepPressMethod.build(name, params)
     raise KeyError(f"unknown KEEP compressor {name!r}; known: {', '.join(keep_method_names())}")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 # Stage name == module name, in pipeline order (the order of dvc.yaml).
 STAGES: tuple[str, ...] = (
+    "turning_point_scorer",
     "corpus_source",
     "corpora",
     "transitions",
