@@ -60,17 +60,23 @@ def _env(root: Path) -> dict[str, str]:
     return env
 
 
-def _run(root: Path, *args: str) -> str:
+def _proc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         args, cwd=root, env=_env(root), capture_output=True, text=True, timeout=3600
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def _run(root: Path, *args: str) -> str:
+    proc = _proc(root, *args)
     return proc.stdout + proc.stderr
 
 
 def _status(root: Path) -> set[str]:
-    """Stages ``dvc status`` reports as changed, besides the always-changed corpora stage."""
-    return set(json.loads(_run(root, "dvc", "status", "--json"))) - ALWAYS
+    """Stages ``dvc status`` reports as changed, besides the always-changed corpora stage (its
+    JSON is stdout; stderr holds warnings, e.g. that the frozen scorer stage is not checked)."""
+    return set(json.loads(_proc(root, "dvc", "status", "--json").stdout)) - ALWAYS
 
 
 def _reran(output: str) -> set[str]:
