@@ -54,6 +54,7 @@ CASES = [
     (p2('{"value": "unknown", "abstain": true}'), "abstain"),
     (p2('{"value": "5 pm", "abstain": true}'), "abstain"),  # abstaining never names a value
     (p2("I think it is 7 pm"), "format_error"),  # no JSON object
+    (p2("I think it is 7 pm", error="no-json"), "format_error"),  # as the readers mark it
     (p2("", error="timeout"), "reader_error"),
     (p2('{"value": "6 pm", "abstain": false}'), "other"),
     (p2('{"value": "5 pm tomorrow", "abstain": false}'), "other"),  # strict: equality only
@@ -73,11 +74,11 @@ def test_kind_counts_sum_to_n_and_keep_zeros() -> None:
         "correct": 1,
         "superseded": 1,
         "abstain": 2,
-        "format_error": 1,
+        "format_error": 2,
         "reader_error": 1,
         "other": 2,
     }
-    assert counts.rate("abstain") == 2 / 8
+    assert counts.rate("abstain") == 2 / 9
     empty = kind_counts([], P2_RULE)
     assert empty.n == 0 and set(empty.counts.values()) == {0} and empty.rate("other") is None
 

@@ -1,8 +1,9 @@
 """What the reader answers (paper Table 13): every scored answer falls in exactly one kind.
 
-Kinds, first match wins: ``reader_error`` (the reader failed: no text), ``format_error`` (no
-parseable JSON object, spec §2.6), ``correct``, ``superseded`` (the value the user replaced),
-``abstain`` (an explicit no-answer), ``other``. Counts always sum to n, so a column of zero
+Kinds, first match wins: ``reader_error`` (the reader failed: an error other than the
+readers' ``no-json`` marker), ``format_error`` (no parseable JSON object, spec §2.6),
+``correct``, ``superseded`` (the value the user replaced), ``abstain`` (an explicit no-answer),
+``other``. Counts always sum to n, so a column of zero
 accuracy always says why.
 
 Which answers are correct and which repeat the old value is a :class:`KindRule` per probe:
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from compressbench.readers.postprocess import NO_JSON
 from compressbench.text.normalize import dataset_key, normalize_value
 
 KINDS: tuple[str, ...] = (
@@ -71,7 +73,7 @@ P2_RULE = KindRule(correct=score_is_one("strict"), superseded=p2_superseded)
 
 def answer_kind(row: Row, rule: KindRule) -> str:
     """The kind of one scored answer (see the module docstring for the order)."""
-    if row.get("error"):
+    if row.get("error") and row["error"] != NO_JSON:  # "no-json" is a format error
         return "reader_error"
     if row.get("format_error"):
         return "format_error"
