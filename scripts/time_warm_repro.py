@@ -61,7 +61,13 @@ def _fill_outputs(root: Path) -> None:
     register_reader(EchoReader.name, EchoReader)
     params = load_params(root / "params.yaml")
     reader = dataclasses.replace(params.reader, backend=EchoReader.name)
-    params = dataclasses.replace(params, reader=reader)
+    keep = params.keepbench  # KEEP's `llm` compressor names its own backend: echo it too
+    compressors = {
+        name: {**opts, "backend": EchoReader.name, "model": "echo"} if name == "llm" else opts
+        for name, opts in keep.compressors.items()
+    }
+    keep = dataclasses.replace(keep, compressors=compressors)
+    params = dataclasses.replace(params, reader=reader, keepbench=keep)
     for decl in declarations():
         if decl.frozen:  # dvc repro skips it; its output is committed
             continue
@@ -134,8 +140,12 @@ def main() -> int:
     locks = {}
     for name, files in variants.items():
         _install(root, files, {})
-        subprocess.run(["dvc", "commit", "-f", "-q"], cwd=root, check=True)
+        live = [rel for rel, text in files.items() if "frozen: true" not in text]  # frozen:
+        subprocess.run(["dvc", "commit", "-f", "-q", *live], cwd=root, check=True)  # lock kept
         locks[name] = _pipeline_files(root, "dvc.lock")
+        for rel in set(files) - set(live):  # a frozen stage's lock is the committed one
+            lock = rel.replace("dvc.yaml", "dvc.lock")
+            locks[name][lock] = (REPO / lock).read_text(encoding="utf-8")
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     for _ in range(args.repeat):
         for name, files in variants.items():
