@@ -196,7 +196,16 @@ def check_method_params(
                 file=source,
                 field=f"{where}.{key}",
             )
-    for key, choices in (entry.choices or {}).items():
+    check_choices(entry, params, source, where)
+    return entry
+
+
+def check_choices(
+    entry: MethodEntry | None, params: Mapping[str, Any], source: str, where: str
+) -> None:
+    """InputError naming ``<where>.<key>`` unless every restricted value (e.g. a press's
+    ``mode``) of ``params`` is one of ``entry``'s choices."""
+    for key, choices in ((entry.choices if entry else None) or {}).items():
         value = params.get(key)
         if value is not None and value not in choices:
             raise InputError(
@@ -204,7 +213,6 @@ def check_method_params(
                 file=source,
                 field=f"{where}.{key}",
             )
-    return entry
 
 
 def check_methods(

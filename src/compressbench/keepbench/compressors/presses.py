@@ -30,7 +30,7 @@ from typing import Any
 from compressbench.compress.kv.record import BUDGET_UNIT as PRESS_UNIT
 from compressbench.compress.method import Compression, RetentionUnavailable, Source
 from compressbench.compress.press_method import PressMethod
-from compressbench.compress.registry import get_method, known_methods, method_entry
+from compressbench.compress.registry import check_choices, get_method, known_methods, method_entry
 from compressbench.errors import InputError
 from compressbench.keepbench.compressors.backend import shared_reader
 from compressbench.keepbench.compressors.base import KeepMethodBase, budget_of
@@ -63,15 +63,7 @@ def press_parameters(name: str) -> tuple[str, ...]:
 
 def check_press_values(name: str, params: Mapping[str, Any], source: str, field: str) -> None:
     """InputError naming the field unless every restricted value (``mode``) is allowed."""
-    entry = method_entry(name)
-    for key, choices in ((entry.choices if entry else None) or {}).items():
-        value = params.get(key)
-        if value is not None and value not in choices:
-            raise InputError(
-                f"must be one of {', '.join(choices)}; got {value!r}",
-                file=source,
-                field=f"{field}.{name}.{key}",
-            )
+    check_choices(method_entry(name), params, source, f"{field}.{name}")
 
 
 def retained_fraction(k: int, n_sentences: int) -> float:
