@@ -54,7 +54,9 @@ def _fill_outputs(root: Path) -> None:
     """Run every declared stage in-process (the copy's own src/) on the copy's params."""
     sys.path.insert(0, str(root / "src"))
     from compressbench.config import load_params
+    from compressbench.pipeline.code_hash import write_fingerprint
     from compressbench.pipeline.declare import LOOP_KEYS
+    from compressbench.pipeline.dvc_yaml import fingerprint_stages
     from compressbench.pipeline.stages import declarations
     from compressbench.readers.registry import register_reader
 
@@ -68,7 +70,10 @@ def _fill_outputs(root: Path) -> None:
     }
     keep = dataclasses.replace(keep, compressors=compressors)
     params = dataclasses.replace(params, reader=reader, keepbench=keep)
-    for decl in declarations():
+    decls = declarations()
+    for code in fingerprint_stages(decls):
+        write_fingerprint(root / code.out, code.paths, root)
+    for decl in decls:
         if decl.frozen:  # dvc repro skips it; its output is committed
             continue
         for cell in itertools.product(*(getattr(params, LOOP_KEYS[k]) for k in decl.over)):
