@@ -134,6 +134,18 @@ def test_both_targets_exist_and_run_as_non_root_with_the_cli() -> None:
         assert f"docker/requirements-{target}.lock /opt/compressbench/requirements.lock" in copied
 
 
+def test_the_workspace_holds_every_pipeline_file() -> None:
+    """The image's default `dvc repro` needs the root dvc.yaml and the stages kept apart
+    (pipeline/<stage>/dvc.yaml, a frozen stage's dvc.lock): copied and not docker-ignored."""
+    runtime = stages(dockerfile_instructions(DOCKERFILE.read_text(encoding="utf-8")))["runtime"]
+    copied = " ".join(rest for word, rest in runtime if word == "COPY")
+    ignore = (ROOT / "docker" / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
+    for path in ("dvc.yaml", "params.yaml", ".dvcignore", ".dvc/config", "pipeline", "src"):
+        assert path in copied.split(), path
+        assert f"!{path}" in ignore, path
+    assert sorted(ROOT.glob("pipeline/*/dvc.yaml"))  # there is something to copy
+
+
 def test_entrypoint_dispatches_to_the_cli() -> None:
     script = (ROOT / "docker" / "entrypoint.sh").read_text(encoding="utf-8")
     assert script.startswith("#!/bin/sh")

@@ -1,5 +1,6 @@
-"""One forward per prompt gives every press's and ratio's kept positions, as separate
-pressed prefills do (tiny random Llama, word-level tokenizer, eager and SDPA)."""
+"""One forward per distinct prefilled sequence (2 per prompt with both modes; 1 with
+``share_prefix``) gives every press's and ratio's kept positions, as separate pressed prefills
+do (tiny random Llama, word-level tokenizer, eager and SDPA)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,16 @@ def _jobs() -> dict[tuple[str, float], PressJob]:
     }
 
 
-def test_one_forward_matches_separate_prefills(setup: Any) -> None:
+@pytest.mark.parametrize("share_prefix", [False, True])
+def test_shared_forwards_match_separate_prefills(setup: Any, share_prefix: bool) -> None:
     model, tok, prompts = setup
     for text, ids in prompts[1:]:
         jobs = _jobs()
-        shared, forwards = kept_positions_many(model, tok, text, jobs, prompt_ids=ids)
-        assert forwards == 1  # chunkkv's context is a prefix of the full prompt
+        shared, forwards = kept_positions_many(
+            model, tok, text, jobs, prompt_ids=ids, share_prefix=share_prefix
+        )
+        # chunkkv's context is a prefix of the full prompt: cut from its forward if shared
+        assert forwards == (1 if share_prefix else 2)
         for key, job in jobs.items():
             _, record = run_with_press(model, tok, text, job.press, 1, job.mode, prompt_ids=ids)
             for f in FIELDS:
@@ -69,10 +74,10 @@ def test_cache_computes_all_registered_jobs_once_per_prompt(setup: Any) -> None:
         for key, job in jobs.items():
             got = cache.get(model, tok, text, ids, key, job)
             assert got["kept_positions"] is not None
-    assert cache.forwards == len(prompts)
+    assert cache.forwards == 2 * len(prompts)  # the full prompt and chunkkv's context
     late = PressJob(get_press("snapkv", 0.9), "full_prompt")  # not registered beforehand
     cache.get(model, tok, prompts[0][0], prompts[0][1], ("snapkv", 0.9), late)
-    assert cache.forwards == len(prompts) + 1
+    assert cache.forwards == 2 * len(prompts) + 1
 
 
 def test_a_context_that_is_not_a_prefix_gets_its_own_forward(setup: Any) -> None:
@@ -86,6 +91,7 @@ def test_a_context_that_is_not_a_prefix_gets_its_own_forward(setup: Any) -> None
         text,
         {"c": job, "s": PressJob(get_press("snapkv", 0.3), "full_prompt")},
         prompt_ids=other,
+        share_prefix=True,
     )
     assert forwards == 2
     _, record = run_with_press(model, tok, text, job.press, 1, "context_only", prompt_ids=other)
@@ -130,4 +136,4 @@ def test_retention_with_a_shared_prefill_equals_one_prefill_per_press_and_ratio(
     separate, _ = rows(False)
     together, reader = rows(True)
     assert events > 0 and together == separate
-    assert reader.shared_prefill.forwards == events
+    assert reader.shared_prefill.forwards == 2 * events  # full prompt + chunkkv's context

@@ -8,10 +8,15 @@ the last queries, StreamingLLM from positions alone). One plain forward that cap
 layer, what ``compress`` would get therefore lets every press and ratio be replayed layer by
 layer: the same ``compress`` call on the same tensors keeps the same rows.
 
-A context-only press prefills the part of the prompt before the question marker. When those
-ids are a prefix of the full prompt's ids, a causal model's states for them are the prompt's
-states cut at that length, so one forward still serves both modes (the benchmark
-``benchmarks/bench_kv_prefill.py`` checks the kept positions against separate prefills).
+A context-only press prefills the part of the prompt before the question marker, so by default
+that sequence gets its own forward (one per distinct prefilled sequence: 2 per prompt when both
+modes are asked for). With ``share_prefix`` it is cut from the full prompt's forward instead: a
+causal model's states for a prefix are mathematically the longer sequence's states cut at that
+length, but not bit for bit (CPU kernels sum in another order for another length), and on real
+SGD prompts that flipped a near-tie between two ChunkKV chunks in one layer of one of 96
+(event, press, ratio) jobs (kept positions equal, one layer's count not:
+``benchmarks/bench_kv_prefill.py --share-prefix``). Without it every job equals a separate
+pressed prefill exactly.
 
 Replay is limited to presses known to read only those tensors (:data:`REPLAYABLE`, nested
 presses too); callers run :func:`~.generate.run_with_press` for any other.
@@ -188,11 +193,13 @@ def kept_positions_many(
     *,
     prompt_ids: Sequence[int] | None = None,
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    share_prefix: bool = False,
 ) -> tuple[dict[Hashable, dict[str, Any]], int]:
     """For every job: ``mode``, ``fallback_reason``, ``context_tokens``,
     ``kept_entries_per_layer`` and the kept positions and text (the fields of
-    :class:`~.record.KVRecord`), all from one forward per distinct prefilled sequence that is
-    not a prefix of another. Returns them and the number of forwards."""
+    :class:`~.record.KVRecord`), all from one forward per distinct prefilled sequence
+    (``share_prefix``: per sequence that is not a prefix of another; see the module notes).
+    Returns them and the number of forwards."""
     contexts = {
         key: press_context(
             tokenizer,
@@ -207,11 +214,12 @@ def kept_positions_many(
     }
     bases: list[tuple[int, ...]] = []
     for seq in sorted({tuple(c[2]) for c in contexts.values()}, key=len, reverse=True):
-        if not any(b[: len(seq)] == seq for b in bases):
+        if not (share_prefix and any(b[: len(seq)] == seq for b in bases)):
             bases.append(seq)
 
     def base_of(ids: Sequence[int]) -> tuple[int, ...]:
-        return next(b for b in bases if b[: len(ids)] == tuple(ids))
+        own = tuple(ids)
+        return own if own in windows else next(b for b in bases if b[: len(own)] == own)
 
     windows: dict[tuple[int, ...], dict[int, list[int]]] = {b: {} for b in bases}
     for key, job in jobs.items():
@@ -238,10 +246,11 @@ def kept_positions_many(
 
 class SharedPrefill:
     """Kept positions per (prompt, job); the first request for a prompt computes every
-    registered job for it from one forward (:func:`kept_positions_many`). Holds the results
-    of the last ``max_prompts`` prompts; ``forwards`` counts the forward passes."""
+    registered job for it (:func:`kept_positions_many`, ``share_prefix`` passed on). Holds the
+    results of the last ``max_prompts`` prompts; ``forwards`` counts the forward passes."""
 
-    def __init__(self, max_prompts: int = 256) -> None:
+    def __init__(self, max_prompts: int = 256, *, share_prefix: bool = False) -> None:
+        self.share_prefix = share_prefix
         self.jobs: dict[Hashable, PressJob] = {}
         self.results: OrderedDict[Hashable, dict[Hashable, dict[str, Any]]] = OrderedDict()
         self.max_prompts = max_prompts
@@ -275,6 +284,7 @@ class SharedPrefill:
                 todo,
                 prompt_ids=prompt_ids,
                 max_input_tokens=max_input_tokens,
+                share_prefix=self.share_prefix,
             )
             self.forwards += forwards
             done = {**done, **new}
