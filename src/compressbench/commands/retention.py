@@ -80,7 +80,7 @@ def default_log_path(output: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     # The KV side (presses, readers) loads only when the command runs, not to build the CLI.
-    from compressbench.pipeline.stages.retention import retention_setup
+    from compressbench.pipeline.stages.retention import prefill_identity, retention_setup
     from compressbench.readers.registry import get_reader
     from compressbench.tpbench.retention_reader import LazyReader
 
@@ -88,10 +88,11 @@ def run(args: argparse.Namespace) -> int:
         load_corpus(args.corpus, args.path, args.splits), args.max_dialogues
     )
     if args.params:
-        setup = retention_setup(load_params(args.params))
+        setup = retention_setup(load_params(args.params), share_prefix=args.share_prefix)
     else:
-        reader = LazyReader(lambda: get_reader("hf"))
-        setup = {"reader": reader, "reader_identity": {"reader": "hf-default"}}
+        reader = LazyReader(lambda: get_reader("hf"), share_prefix=args.share_prefix)
+        identity = {"reader": "hf-default", **prefill_identity(args.share_prefix)}
+        setup = {"reader": reader, "reader_identity": identity}
     log = None if args.no_log else RetentionLog(args.log or default_log_path(args.output))
     rows = retention_rows(
         dialogues,
@@ -153,6 +154,13 @@ def register(subparsers: Any) -> None:
         "(default: OUT.events.jsonl beside --output)",
     )
     p.add_argument("--no-log", action="store_true", help="measure everything, keep no log")
+    p.add_argument(
+        "--share-prefix",
+        action="store_true",
+        help="KV presses: cut a context-only press's prefix from the full prompt's forward "
+        "(one forward per event, not two; float rounding may flip a near-tie, see "
+        "compressbench.compress.kv.shared)",
+    )
     p.add_argument(
         "--budget-unit",
         choices=BUDGET_UNITS,

@@ -19,11 +19,12 @@ class LazyReader:
     """A :class:`~compressbench.compress.method.ReaderHook` over ``make_reader()`` (an
     ``HFReader``), built on first access."""
 
-    def __init__(self, make_reader: Callable[[], Any]) -> None:
+    def __init__(self, make_reader: Callable[[], Any], *, share_prefix: bool = False) -> None:
         self._make = make_reader
         self._reader: Any = None
-        # kept positions of every registered press and ratio, one forward pass per prompt
-        self.shared_prefill = SharedPrefill()
+        # kept positions of every registered press and ratio: one forward pass per prompt and
+        # prefilled sequence (share_prefix: per prompt, see compress.kv.shared)
+        self.shared_prefill = SharedPrefill(share_prefix=share_prefix)
 
     @property
     def reader(self) -> Any:

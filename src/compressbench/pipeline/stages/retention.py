@@ -22,18 +22,25 @@ from compressbench.tpbench.retention_reader import LazyReader
 log = logging.getLogger(__name__)
 
 
-def retention_setup(params: Params) -> dict[str, Any]:
+def prefill_identity(share_prefix: bool) -> dict[str, str]:
+    """How KV kept positions were computed, for the retention log's fingerprints (a log made
+    one way is never reused for the other)."""
+    return {"prefill": "shared_prefix" if share_prefix else "per_sequence"}
+
+
+def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, Any]:
     """The keyword arguments of :func:`retention_rows` from ``params``: the methods'
     parameters, the reader (loaded only if a method needs it, e.g. a KV press) and the
     reader's identity, which the retention log adds to those methods' fingerprints."""
     spec = params.reader
     return {
         "method_params": params.method_params,
-        "reader": LazyReader(lambda: build_reader(spec)),
+        "reader": LazyReader(lambda: build_reader(spec), share_prefix=share_prefix),
         "reader_identity": {
             "reader": spec.model,
             "dtype": spec.dtype,
             "attn": spec.attn_implementation,
+            **prefill_identity(share_prefix),
         },
     }
 
