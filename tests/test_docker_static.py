@@ -260,11 +260,6 @@ def test_cpu_target_installs_what_ci_installs() -> None:
 # ------------------------------------------------------------------------- compose
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compose.yaml still holds CPU_DIGEST/CUDA_DIGEST placeholders: build and push the "
-    "images (scripts/build_image.sh) and write their digests (issue #11, open)",
-)
 def test_compose_images_are_pinned_and_volumes_named() -> None:
     compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     services = compose["services"]
