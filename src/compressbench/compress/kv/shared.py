@@ -219,7 +219,7 @@ def kept_positions_many(
 
     def base_of(ids: Sequence[int]) -> tuple[int, ...]:
         own = tuple(ids)
-        return own if own in windows else next(b for b in bases if b[: len(own)] == own)
+        return own if own in bases else next(b for b in bases if b[: len(own)] == own)
 
     windows: dict[tuple[int, ...], dict[int, list[int]]] = {b: {} for b in bases}
     for key, job in jobs.items():
