@@ -2,11 +2,21 @@
 """Check in a real headless browser that the MLflow UI lists the runs and shows a cell's table.
 
 Starts ``mlflow server`` on 127.0.0.1 (a free port) over the given backend store, waits until it
-answers, then drives the system Chromium through Playwright: it opens the experiment page,
-expands nested runs and reads which run names the page shows; then it opens one cell run's
-artifacts, selects its answers table (logged with ``log_table``) and reads the column headers
-and rows the page shows. Prints what it saw, saves screenshots, and exits 1 when a run is not
-listed or the table or one of its columns is not shown.
+answers, then drives the system Chromium through Playwright, in a fresh browser profile:
+
+1. opens the plain experiment page (``#/experiments/<id>``) and reports the tab it lands on.
+   MLflow 3.10+ picks it by the sidebar's GenAI / Model training switch (kept in the browser,
+   GenAI by default: the traces overview), older 3.x by the experiment's
+   ``mlflow.experimentKind`` tag, which the pipeline sets; without the switch it must be the runs;
+2. opens the link the pipeline logs (``...?workflowType=machine_learning``), which must land on
+   the runs table, expands nested runs and reads which run names the page shows;
+3. opens one cell run's artifacts, selects its table (logged with ``log_table``) and reads the
+   column headers and rows the page shows.
+
+The cells checked are those of the newest pipeline run that has cells with a table (each DVC
+stage opens its own pipeline run; the report stage's, the newest, has none). Prints what it saw,
+saves screenshots, and exits 1 when a page lands elsewhere, a run is not listed or the table or
+one of its columns is not shown.
 
     python scripts/check_mlflow_ui.py --backend-store-uri sqlite:///$PWD/mlflow.db \\
         --screenshot mlflow-ui.png
@@ -187,52 +197,86 @@ def screenshot(page: Any, path: str | None, suffix: str = "") -> None:
     print(f"screenshot: {out}")
 
 
-def expected_runs(uri: str, experiment: str, limit: int) -> dict[str, Any]:
-    """From the store: experiment id, run count, parent names, the newest parent's cells."""
-    from compressbench.tracking import read_cells, read_pipeline_runs
-    from compressbench.tracking.store import open_client
+def expected_runs(uri: str, experiment: str, limit: int, cell: str | None, table: str | None):
+    """From the store: experiment id and kind, run count, parent names (newest first), the cells
+    of the newest pipeline run with cells that logged ``table`` (any table if None) and the cell
+    whose table to open (named ``cell``, else the first finished one; None if there is none)."""
+    from compressbench.tracking import latest_cells, logged_tables, read_cells, read_pipeline_runs
+    from compressbench.tracking.store import experiment_kind, open_client
 
     exp = open_client(uri).get_experiment_by_name(experiment)
     if exp is None:
         sys.exit(f"check_mlflow_ui: no experiment {experiment!r} in {uri}")
+
+    def has_table(run: Any) -> bool:
+        tables = logged_tables(run)
+        return table in tables if table else bool(tables)
+
     parents = read_pipeline_runs(uri, experiment)[::-1]  # newest first
-    cells = read_cells(uri, experiment, parent_run_id=parents[0].run_id) if parents else []
+    home, named = latest_cells(
+        uri, experiment, keep=lambda r: has_table(r) and (cell is None or r.run_name == cell)
+    )
+    cells = named
+    if cell is not None and home is not None:  # every cell of that run, the named one first
+        siblings = read_cells(uri, experiment, parent_run_id=home.run_id)
+        cells = named + [c for c in siblings if has_table(c) and c.run_name != cell]
+    names = [p.run_name for p in parents][:limit]
+    if home is not None and home.run_name not in names:
+        names.append(home.run_name)
+    finished = [c for c in named if c.status == "FINISHED"]
     return {
         "experiment_id": str(exp.experiment_id),
+        "kind": experiment_kind(exp),
         "n_runs": len(read_cells(uri, experiment)) + len(parents),
-        "parents": [p.run_name for p in parents][:limit],
+        "parents": names,
+        "home": home,
         "cells": cells,
+        "cell": next(iter(finished or named), None),
     }
 
 
-def expected_table(uri: str, cells: list[Any], name: str | None, table_file: str) -> Any:
-    """(cell run, column names, first row as text) of the cell whose table the UI must show."""
-    from compressbench.tracking import read_cell_table
+def expected_table(uri: str, cell: Any, table: str | None) -> Any:
+    """(table file, column names, first row as text) of the table the UI must show."""
+    from compressbench.tracking import logged_tables, read_cell_table
 
-    chosen = [c for c in cells if c.run_name == name] if name else cells[:1]
-    if not chosen:
-        sys.exit(f"check_mlflow_ui: no cell run {name!r} under the newest pipeline run")
-    table = read_cell_table(chosen[0].run_id, uri, table_file)
-    if table.empty:
-        sys.exit(f"check_mlflow_ui: the table {table_file!r} of {chosen[0].run_name!r} is empty")
-    return chosen[0], [str(c) for c in table.columns], [str(v) for v in table.iloc[0]]
+    table_file = table or logged_tables(cell)[0]
+    frame = read_cell_table(cell.run_id, uri, table_file)
+    if frame.empty:
+        sys.exit(f"check_mlflow_ui: the table {table_file!r} of {cell.run_name!r} is empty")
+    return table_file, [str(c) for c in frame.columns], [str(v) for v in frame.iloc[0]]
 
 
-def check_runs(page: Any, url: str, expected: list[str], parents: list[str], timeout: float):
-    """Open the experiment page; expand nested runs until every expected name shows."""
+def page_tab(url: str, exp_id: str) -> str:
+    """The experiment tab a UI address shows (``runs``, ``overview``, ``traces`` ...), or ''."""
+    parts = url.split("#", 1)[-1].split("?", 1)[0].strip("/").split("/")
+    ok = len(parts) >= 3 and parts[:2] == ["experiments", exp_id]
+    return parts[2] if ok else ""
+
+
+def open_landing(page: Any, url: str, exp_id: str, timeout: float) -> str:
+    """Open ``url``; wait until the UI has redirected to an experiment tab; return the tab."""
     page.goto(url)
+    deadline = time.monotonic() + timeout
+    while not page_tab(page.url, exp_id) and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+    page.wait_for_timeout(1500)  # let the page paint before a screenshot
+    return page_tab(page.url, exp_id)
+
+
+def check_runs(page: Any, url: str, exp_id: str, expected: list[str], timeout: float):
+    """Open the runs link; expand nested runs until every expected name shows."""
+    tab = open_landing(page, url, exp_id, timeout)
     deadline = time.monotonic() + timeout
     expanded, text = 0, ""
     while time.monotonic() < deadline:
         text = page.inner_text("body")
         if all(name in text for name in expected):
             break
-        if parents and parents[0] in text:
-            expanded += int(page.evaluate(EXPAND_JS) or 0)
+        expanded += int(page.evaluate(EXPAND_JS) or 0)
         page.wait_for_timeout(500)
     page.evaluate(CLOSE_PANELS_JS)
     page.wait_for_timeout(1000)  # let the last expansion paint before the screenshot
-    return page.inner_text("body"), expanded
+    return page.inner_text("body"), expanded, tab
 
 
 def check_table(page: Any, url: str, table_file: str, columns: list[str], timeout: float):
@@ -252,27 +296,37 @@ def check_table(page: Any, url: str, table_file: str, columns: list[str], timeou
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from compressbench.tracking.store import EXPERIMENT_KIND_TAG, UI_RUNS_QUERY, ui_url
+
     chromium = find_chromium(args.chromium)
     uri: str = args.backend_store_uri
-    seen = expected_runs(uri, args.experiment, args.max_expected)
+    seen = expected_runs(uri, args.experiment, args.max_expected, args.cell, args.table)
+    cell = seen["cell"]
+    if cell is None:
+        what = f"cell run {args.cell!r}" if args.cell else "cell runs"
+        table = f"table {args.table!r}" if args.table else "a table"
+        print(f"check_mlflow_ui: experiment {args.experiment!r} has no {what} with {table}")
+        return 1
     cell_names = [c.run_name for c in seen["cells"]][: args.max_expected]
     expected = list(args.expect) if args.expect else seen["parents"] + cell_names
-    if not expected or not seen["cells"]:
-        print(f"check_mlflow_ui: experiment {args.experiment!r} has no cell runs", file=sys.stderr)
-        return 1
-    cell, columns, first_row = expected_table(uri, seen["cells"], args.cell, args.table)
+    table_file, columns, first_row = expected_table(uri, cell, args.table)
     exp_id = seen["experiment_id"]
     with (
         mlflow_server(uri, args.port or free_port(), args.server_timeout) as base,
         chromium_page(chromium, args.width, args.height) as page,
     ):
-        runs_url = f"{base}/#/experiments/{exp_id}/runs"
-        text, expanded = check_runs(page, runs_url, expected, seen["parents"], args.page_timeout)
+        plain_url = f"{base}/#/experiments/{exp_id}"
+        plain_tab = open_landing(page, plain_url, exp_id, args.page_timeout)
+        switch = page.get_by_text("Model training", exact=True).count() > 0
+        page.evaluate(CLOSE_PANELS_JS)
+        screenshot(page, args.screenshot, "-plain")
+        runs_url = ui_url(uri, exp_id, base=base)
+        text, expanded, tab = check_runs(page, runs_url, exp_id, expected, args.page_timeout)
         title = page.title()
         screenshot(page, args.screenshot)
-        table_url = f"{base}/#/experiments/{exp_id}/runs/{cell.run_id}/artifacts"
+        table_url = f"{base}/#/experiments/{exp_id}/runs/{cell.run_id}/artifacts?{UI_RUNS_QUERY}"
         headers, row_shown, table_text = check_table(
-            page, table_url, args.table, columns, args.page_timeout
+            page, table_url, table_file, columns, args.page_timeout
         )
         screenshot(page, args.screenshot, "-table")
     if args.dump_text:
@@ -283,27 +337,42 @@ def run_check(args: argparse.Namespace) -> int:
     shown_cols = [c for c in columns if c in headers]
     row_ok = len(row_shown) == len(first_row) and all(map(_same, row_shown, first_row))
     counter = re.search(r"(\d+)\s+matching runs", text)
-    print(f"page: {runs_url}  title: {title!r}")
+    home = seen["home"]
+    print(f"experiment {args.experiment!r} (id {exp_id}): {EXPERIMENT_KIND_TAG}={seen['kind']}")
+    print(f"cells from pipeline run: {home.run_name if home else '?'!r} ({cell.parent_run_id})")
+    where = "the sidebar switch, GenAI by default" if switch else "the experiment's kind tag"
+    print(f"plain page: {plain_url} -> tab {plain_tab!r} (chosen by {where})")
+    print(f"runs link:  {runs_url} -> tab {tab!r}  title: {title!r}")
     print(f"experiment name shown: {args.experiment in text}  ({args.experiment!r})")
     print(f"expand clicks: {expanded}")
     shown = counter.group(0) if counter else "not shown"
-    print(f"page run counter: {shown}  (store: {seen['n_runs']} runs in the experiment)")
+    print(f"page run counter: {shown}  (store: {seen['n_runs']} pipeline and cell runs)")
     print(f"runs listed: {len(found)}/{len(expected)}")
     for name in found:
         print(f"  found   {name}")
     for name in missing:
         print(f"  MISSING {name}")
-    print(f"table page: {table_url}  (cell {cell.run_name!r}, file {args.table!r})")
-    print(f"answers table columns shown: {len(shown_cols)}/{len(columns)}: {' | '.join(headers)}")
+    print(f"table page: {table_url}  (cell {cell.run_name!r}, file {table_file!r})")
+    print(f"table columns shown: {len(shown_cols)}/{len(columns)}: {' | '.join(headers)}")
     print(f"first row on the page: {json.dumps(row_shown, ensure_ascii=False)}")
     print(f"first row in the store: {json.dumps(first_row, ensure_ascii=False)}")
-    ok = not missing and args.experiment in text and len(shown_cols) == len(columns) and row_ok
-    print(
-        "OK: the MLflow UI lists the runs and shows the cell's answers table"
-        if ok
-        else "FAIL: runs not listed or the answers table not shown by the MLflow UI"
-    )
-    return 0 if ok else 1
+    table_ok = len(shown_cols) == len(columns) and row_ok
+    problems = [
+        what
+        for what, bad in (
+            ("the experiment does not open on its runs table", tab != "runs"),
+            (
+                "the plain experiment page does not open on the runs",
+                not switch and plain_tab != "runs",
+            ),
+            ("runs not listed", bool(missing) or args.experiment not in text),
+            ("the cell's table not shown", not table_ok),
+        )
+        if bad
+    ]
+    ok_line = "OK: the MLflow UI opens the runs table, lists the runs and shows the cell's table"
+    print("FAIL: " + "; ".join(problems) if problems else ok_line)
+    return 1 if problems else 0
 
 
 def _same(shown: str, stored: str) -> bool:
@@ -317,7 +386,9 @@ def _same(shown: str, stored: str) -> bool:
 
 
 def populate_demo(uri: str, experiment: str, n_cells: int, workdir: Path) -> None:
-    """Log one pipeline run of ``n_cells`` cells (answers table, probe set) into ``uri``."""
+    """Log what a default ``dvc repro`` logs, in small: a metrics pipeline run of ``n_cells``
+    cells (answers table, probe set), a retention run (cells without a table), and last the
+    report run (no cells)."""
     from compressbench.tracking import DatasetFile, log_cell, start_pipeline_run
 
     probes = workdir / "probes.jsonl"
@@ -325,9 +396,9 @@ def populate_demo(uri: str, experiment: str, n_cells: int, workdir: Path) -> Non
         "".join(json.dumps({"probe_id": f"sgd:d{i}:0", "gold": "Paris"}) + "\n" for i in range(4))
     )
     t0 = time.perf_counter()
-    with start_pipeline_run(
-        "demo-pipeline", {"n_cells": n_cells}, tracking_uri=uri, experiment=experiment
-    ) as parent:
+    cell = {"dataset": "sgd", "probe": "P2", "ratio": 0.5, "method": "recency"}
+    opts: dict[str, Any] = {"tracking_uri": uri, "experiment": experiment}
+    with start_pipeline_run("tpbench", {"n_cells": n_cells}, stage="metrics", **opts) as parent:
         for i in range(n_cells):
             table = [
                 {
@@ -342,14 +413,19 @@ def populate_demo(uri: str, experiment: str, n_cells: int, workdir: Path) -> Non
             ]
             log_cell(
                 parent,
-                {"dataset": "sgd", "probe": "P2", "seed": i, "ratio": 0.5, "method": "recency"},
+                {**cell, "seed": i},
                 metrics={"strict": 0.5},
                 table=table,
                 datasets=[DatasetFile(probes)],
                 started_at=1_700_000_000.0 + 60 * i,
                 ended_at=1_700_000_030.0 + 60 * i,
             )
-    print(f"demo store: 1 pipeline run + {n_cells} cells in {time.perf_counter() - t0:.2f} s")
+    with start_pipeline_run("retention sgd", {}, stage="retention@sgd", **opts) as parent:
+        log_cell(parent, {**cell, "probe": "retention", "seed": "-"}, metrics={"n": 4})
+    with start_pipeline_run("tpbench report", {}, stage="report", **opts):
+        pass
+    took = time.perf_counter() - t0
+    print(f"demo store: 3 pipeline runs, the first with {n_cells} cells, in {took:.2f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -361,8 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     add("--experiment", default=None, help="default: compressbench-tpbench")
     add("--expect", action="append", default=[], help="run name that must be listed (repeatable)")
     add("--max-expected", type=int, default=60, help="cap on run names taken from the store")
-    add("--cell", help="cell run name whose table to open (default: the newest run's first)")
-    add("--table", default="answers.json", help="the cell's table artifact")
+    add("--cell", help="cell run name whose table to open (default: the newest cells' first)")
+    add("--table", help="the cell's table artifact (default: the first it logged)")
     add("--screenshot", help="PNG of the runs page here (the table page gets -table)")
     add("--dump-text", help="save the pages' visible text here")
     add("--demo", type=int, metavar="N", help="check a fresh temp store of N demo cells")

@@ -473,13 +473,14 @@ def test_cell_table_dataset_input_and_compute_times(repo: Path, store_uri: str) 
     assert df["kept_turn_ids"].tolist() == ["[0, 2]"] * 3  # nested values stored as JSON text
     assert df["score_strict"].tolist() == [0.0, 1.0, 0.0]
 
+    assert run.inputs is not None
     (inp,) = run.inputs.dataset_inputs
     sha = sha256_file(probes)
     assert inp.dataset.name == "data/probes/probes.jsonl"
     assert inp.dataset.digest == sha[:36]
     assert inp.dataset.source_type == "local"
     assert json.loads(inp.dataset.source) == {"uri": "data/probes/probes.jsonl"}
-    assert json.loads(inp.dataset.profile)["num_rows"] == 3
+    assert json.loads(str(inp.dataset.profile))["num_rows"] == 3
     assert {t.key: t.value for t in inp.tags} == {"mlflow.data.context": "eval", "sha256": sha}
     (cell,) = read_cells(store_uri)
     assert cell.start_time == run.info.start_time and cell.end_time == run.info.end_time

@@ -28,7 +28,7 @@ from compressbench.pipeline.answer_table import (
 from compressbench.pipeline.stages.answer_records import kv_summary
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
-from compressbench.tracking import read_cell_table, read_cells, split_numeric
+from compressbench.tracking import read_cell_table, read_cells, split_numeric, start_pipeline_run
 
 pytest.importorskip("mlflow")
 from mlflow.tracking import MlflowClient
@@ -39,7 +39,7 @@ RATIO = 0.3
 METHOD = "recency"
 EXPERIMENT = "cells"
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_mlflow_ui.py"
-ANSWERS = {
+ANSWERS: dict[str, dict[str, Any]] = {
     "P1": {"value": "find a restaurant", "abstain": False},
     "P2": {"value": "unknown", "abstain": True},
     "P3": {"value": "changed; city: Paris", "abstain": False},
@@ -268,11 +268,14 @@ def test_kv_summary_flattens_to_metrics_and_params() -> None:
 def test_mlflow_ui_shows_runs_and_a_cells_answers_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
 ) -> None:
-    """scripts/check_mlflow_ui.py on a store the pipeline logged: server + Playwright on the
+    """scripts/check_mlflow_ui.py on a store the pipeline logged, ending as a complete run does
+    (the report stage's pipeline run, without cells, is the newest): server + Playwright on the
     system Chromium (a minute or two)."""
     if not (Path("/usr/bin/chromium").is_file() or shutil.which("chromium")):
         pytest.skip("Chromium is not installed (apt-get install -y chromium)")
     uri = _run_pipeline(tmp_path, monkeypatch, reader_name)
+    with start_pipeline_run("tpbench report", tracking_uri=uri, experiment=EXPERIMENT):
+        pass  # what stage_report logs when it has no cells to log
     (cell,) = [c for c in read_cells(uri, EXPERIMENT) if c.params["probe"] == "P2"]
     columns = list(read_cell_table(cell.run_id, uri).columns)
     shot = tmp_path / "ui.png"
@@ -283,8 +286,11 @@ def test_mlflow_ui_shows_runs_and_a_cells_answers_table(
     )  # fmt: skip
     print(out.stdout)  # what the page showed (pytest -rP)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "runs listed: 4/4" in out.stdout
-    assert f"answers table columns shown: {len(columns)}/{len(columns)}:" in out.stdout
-    assert "OK: the MLflow UI lists the runs and shows the cell's answers table" in out.stdout
-    for png in (shot, tmp_path / "ui-table.png"):
+    assert "runs listed: 5/5" in out.stdout  # 2 pipeline runs, 3 cells
+    assert "runs link:  " in out.stdout and "-> tab 'runs'" in out.stdout
+    assert f"table columns shown: {len(columns)}/{len(columns)}:" in out.stdout
+    assert "OK: the MLflow UI opens the runs table, lists the runs and shows the cell's table" in (
+        out.stdout
+    )
+    for png in (shot, tmp_path / "ui-plain.png", tmp_path / "ui-table.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

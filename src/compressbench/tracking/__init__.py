@@ -25,6 +25,8 @@ from compressbench.tracking.provenance import (
 from compressbench.tracking.query import (
     CellRun,
     DatasetRef,
+    latest_cells,
+    logged_tables,
     read_cell_table,
     read_cells,
     read_pipeline_runs,
@@ -65,7 +67,9 @@ __all__ = [
     "git_info",
     "hash_paths",
     "installed_distributions",
+    "latest_cells",
     "log_cell",
+    "logged_tables",
     "open_client",
     "path_digest",
     "read_cell_table",

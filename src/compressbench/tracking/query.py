@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,18 @@ from compressbench.tracking.store import (
 )
 
 __all__ = [
+    "LOGGED_ARTIFACTS_TAG",
     "CellRun",
     "DatasetRef",
+    "latest_cells",
+    "logged_tables",
     "read_cell_table",
     "read_cells",
     "read_pipeline_runs",
 ]
+
+#: MLflow's run tag listing what ``log_table`` logged: JSON ``[{"path": ..., "type": "table"}]``.
+LOGGED_ARTIFACTS_TAG = "mlflow.loggedArtifacts"
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,64 @@ def read_pipeline_runs(
 ) -> list[CellRun]:
     """Parent (pipeline invocation) runs of ``experiment``, oldest first."""
     return _search(tracking_uri, experiment, KIND_PIPELINE, None, False)
+
+
+def logged_tables(run: CellRun) -> list[str]:
+    """Artifact paths of the tables ``run`` logged with ``log_table`` (the UI shows these as
+    tables), read from MLflow's ``mlflow.loggedArtifacts`` tag; [] when none or unreadable."""
+    try:
+        entries = json.loads(run.tags.get(LOGGED_ARTIFACTS_TAG) or "[]")
+    except ValueError:
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [
+        str(e["path"])
+        for e in entries
+        if isinstance(e, dict) and e.get("type") == "table" and e.get("path")
+    ]
+
+
+def latest_cells(
+    tracking_uri: str | None = None,
+    experiment: str = DEFAULT_EXPERIMENT,
+    *,
+    keep: Callable[[CellRun], bool] | None = None,
+) -> tuple[CellRun | None, list[CellRun]]:
+    """The newest pipeline run that has cell runs, and those cells (oldest first).
+
+    Every DVC stage invocation that logs opens its own pipeline run, and some log no cells
+    (the report stage's run comes last and has none), so the newest pipeline run is often not
+    the one to look in. Only cells for which ``keep`` is true count (all when None). Groups of
+    cells rank by: their parent is a known pipeline run, that parent FINISHED, one of the cells
+    FINISHED, then the newest parent start (the newest cell start for an unknown parent).
+    Deleted runs are not seen (MLflow's searches skip them). Returns ``(None, [])`` when no cell
+    counts; the parent is None for cells whose pipeline run is missing (deleted, or logged by
+    other code).
+    """
+    uri = resolve_tracking_uri(tracking_uri)
+    parents = {p.run_id: p for p in read_pipeline_runs(uri, experiment)}
+    groups: dict[str | None, list[CellRun]] = {}
+    for cell in read_cells(uri, experiment):
+        if keep is None or keep(cell):
+            groups.setdefault(cell.parent_run_id, []).append(cell)
+    if not groups:
+        return None, []
+
+    def rank(item: tuple[str | None, list[CellRun]]) -> tuple[bool, bool, bool, int]:
+        parent = parents.get(item[0]) if item[0] is not None else None
+        started = parent.start_time if parent is not None else None
+        if started is None:
+            started = max((c.start_time or 0) for c in item[1])
+        return (
+            parent is not None,
+            parent is not None and parent.status == "FINISHED",
+            any(c.status == "FINISHED" for c in item[1]),
+            started or 0,
+        )
+
+    parent_id, cells = max(groups.items(), key=rank)
+    return (parents.get(parent_id) if parent_id is not None else None), cells
 
 
 def read_cell_table(

@@ -17,6 +17,7 @@ FAILED on a best-effort basis.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ from compressbench.tracking.store import (
     guard,
     open_client,
     resolve_tracking_uri,
+    sqlite_path,
+    ui_url,
 )
 from compressbench.tracking.values import (
     as_text,
@@ -65,6 +68,8 @@ __all__ = [
 
 ENVIRONMENT_ARTIFACT = "environment.json"
 ENVIRONMENT_HASH_TAG = "env.distributions_sha256"
+
+logger = logging.getLogger(__name__)
 
 # MLflow's per-call limits for log_batch (params and tags share no budget with metrics here).
 _MAX_PARAMS_PER_BATCH = 100
@@ -254,6 +259,9 @@ def start_pipeline_run(
         except Exception as exc:
             if status == "FINISHED":
                 raise TrackingError(f"cannot finish {where} ({run_id}): {exc}") from exc
+    serve = f" (serve it: mlflow ui --backend-store-uri {uri})" if sqlite_path(uri) else ""
+    link = ui_url(uri, exp_id)
+    logger.info("MLflow run %r (%d cell runs): %s%s", name, len(handle.cells), link, serve)
 
 
 # ---------------------------------------------------------------------------- child runs

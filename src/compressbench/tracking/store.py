@@ -8,6 +8,7 @@ active-run state, no system-metrics thread.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 from collections.abc import Callable
@@ -21,17 +22,22 @@ __all__ = [
     "ARTIFACTS_DIR_NAME",
     "DEFAULT_DB_NAME",
     "DEFAULT_EXPERIMENT",
+    "EXPERIMENT_KIND",
+    "EXPERIMENT_KIND_TAG",
     "KIND_CELL",
     "KIND_PIPELINE",
     "KIND_TAG",
     "PARENT_TAG",
     "TrackingError",
     "default_tracking_uri",
+    "ensure_experiment_kind",
     "experiment_id",
+    "experiment_kind",
     "guard",
     "open_client",
     "resolve_tracking_uri",
     "sqlite_path",
+    "ui_url",
 ]
 
 DEFAULT_EXPERIMENT = "compressbench-tpbench"
@@ -45,7 +51,16 @@ PARENT_TAG = "mlflow.parentRunId"
 EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 EXPERIMENT_KIND = "custom_model_development"
 
+#: Where ``mlflow ui`` / ``mlflow server`` listen by default.
+UI_DEFAULT_BASE = "http://127.0.0.1:5000"
+#: MLflow 3.10+ decides an experiment's landing page by the UI's GenAI / Model training switch
+#: (kept in the browser, GenAI by default), not by the experiment's kind tag; this query
+#: parameter selects "Model training", so the experiment opens on its runs table.
+UI_RUNS_QUERY = "workflowType=machine_learning"
+
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 
 def guard(where: str, fn: Callable[[], T]) -> T:
@@ -85,6 +100,22 @@ def sqlite_path(uri: str) -> Path | None:
         return None
     raw = uri[len("sqlite:///") :].split("?", 1)[0]
     return Path(raw) if raw and raw != ":memory:" else None
+
+
+def ui_url(
+    tracking_uri: str, experiment_id: str, run_id: str | None = None, base: str | None = None
+) -> str:
+    """The MLflow UI page that shows an experiment's runs table (or one run of it).
+
+    ``base`` defaults to the tracking server itself for an ``http(s)://`` tracking URI, else to
+    ``mlflow ui``'s default address. The link carries :data:`UI_RUNS_QUERY`, so it opens on the
+    runs table whatever the UI's switch says.
+    """
+    if base is None:
+        remote = tracking_uri.startswith(("http://", "https://"))
+        base = tracking_uri.split("#", 1)[0].rstrip("/") if remote else UI_DEFAULT_BASE
+    page = f"experiments/{experiment_id}" + (f"/runs/{run_id}" if run_id else "")
+    return f"{base.rstrip('/')}/#/{page}?{UI_RUNS_QUERY}"
 
 
 # ---------------------------------------------------------------------------- sqlite speed
@@ -167,7 +198,8 @@ def open_client(tracking_uri: str | None = None) -> Any:
         raise TrackingError(f"cannot open MLflow tracking store {uri}: {exc}") from exc
 
 
-def _create_experiment(client: Any, uri: str, name: str, artifact_location: str | None) -> str:
+def _create_experiment(client: Any, uri: str, name: str, artifact_location: str | None) -> Any:
+    """Create experiment ``name`` (kind tag set); returns it, or the one another process made."""
     location = artifact_location
     db = sqlite_path(uri)
     if location is None and db is not None:
@@ -175,32 +207,77 @@ def _create_experiment(client: Any, uri: str, name: str, artifact_location: str 
         slug = KEY_BAD_CHARS.sub("_", name).replace("/", "_") or "experiment"
         location = (db.resolve().parent / ARTIFACTS_DIR_NAME / slug).as_uri()
     try:
-        # The kind tag makes MLflow 3's UI open the experiment on its runs table (model
-        # training view) instead of the GenAI traces overview.
-        return str(
-            client.create_experiment(
-                name, artifact_location=location, tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND}
-            )
+        client.create_experiment(
+            name, artifact_location=location, tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND}
         )
     except Exception:
         exp = client.get_experiment_by_name(name)  # created concurrently by another process
         if exp is None:
             raise
-        return str(exp.experiment_id)
+        return exp
+    exp = client.get_experiment_by_name(name)
+    if exp is None:  # pragma: no cover - a store that loses what it just created
+        raise TrackingError(f"experiment {name!r} vanished right after its creation in {uri}")
+    return exp
+
+
+def experiment_kind(exp: Any) -> str | None:
+    """The experiment's ``mlflow.experimentKind`` tag; None when absent or empty."""
+    tags = getattr(exp, "tags", None) or {}
+    return tags.get(EXPERIMENT_KIND_TAG) or None
+
+
+def ensure_experiment_kind(client: Any, exp: Any) -> str:
+    """Give ``exp`` the kind tag ``custom_model_development`` unless it has a kind already.
+
+    MLflow 3.0 to 3.8's UI opens an experiment without this tag on its GenAI view (traces,
+    empty here) instead of its runs table; from 3.10 the UI's own GenAI / Model training switch
+    decides instead (see :data:`UI_RUNS_QUERY`), and the tag still says what the experiment
+    holds. Experiments this project creates carry the tag from the start; this tags the ones
+    created before (an older ``mlflow.db``, another tool, another user). A kind already set
+    (``genai_development`` or any other non-empty value) was chosen by someone, in the UI or by
+    code, and is kept. Returns the kind the experiment has now.
+    """
+    kind = experiment_kind(exp)
+    if kind is not None:
+        if kind != EXPERIMENT_KIND:
+            logger.info(
+                "experiment %r keeps its %s tag %r (MLflow 3.0-3.8 open it on that view; "
+                "%r opens the runs table)",
+                exp.name,
+                EXPERIMENT_KIND_TAG,
+                kind,
+                EXPERIMENT_KIND,
+            )
+        return kind
+    client.set_experiment_tag(exp.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
+    logger.info(
+        "experiment %r: set %s=%s (a model-training experiment, not a GenAI one)",
+        exp.name,
+        EXPERIMENT_KIND_TAG,
+        EXPERIMENT_KIND,
+    )
+    return EXPERIMENT_KIND
 
 
 def experiment_id(client: Any, uri: str, name: str, artifact_location: str | None = None) -> str:
-    """Id of experiment ``name`` in ``uri``, created (artifacts beside a sqlite store) if new."""
+    """Id of experiment ``name`` in ``uri``, created (artifacts beside a sqlite store) if new.
+
+    Every experiment the project logs to goes through here, so every one carries the kind tag
+    (:func:`ensure_experiment_kind`): new ones from their creation, older ones from the first
+    run logged to them.
+    """
     try:
         exp = client.get_experiment_by_name(name)
         if exp is None:
-            return _create_experiment(client, uri, name, artifact_location)
+            exp = _create_experiment(client, uri, name, artifact_location)
         if exp.lifecycle_stage == "deleted":
             raise TrackingError(
                 f"experiment {name!r} is deleted in {uri}: restore it "
                 f"(mlflow experiments restore --experiment-id {exp.experiment_id}) "
                 "or choose another experiment name"
             )
+        ensure_experiment_kind(client, exp)
         return str(exp.experiment_id)
     except TrackingError:
         raise
