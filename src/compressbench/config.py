@@ -56,6 +56,13 @@ class ReaderSpec:
     base_url: str | None = None
     concurrency: int = 4
     max_retries: int = 6
+    n_ctx: int = 4096  # llamacpp: context size (prompt + answer)
+    n_threads: int | None = None  # llamacpp: CPU threads (None: up to 8, one per core)
+    structured: bool = False  # llamacpp: answers constrained to the probe's answer schema
+
+
+# backends that constrain an answer to a JSON Schema (reader.structured)
+STRUCTURED_BACKENDS = ("llamacpp", "openai")
 
 
 @dataclass(frozen=True)
@@ -244,8 +251,15 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
     def get(key: str) -> Any:
         return raw.get(key, getattr(default, key))
 
+    backend = c.choice(get("backend"), reader_names(), "reader.backend")
+    structured = bool(c.typed(get("structured"), bool, "reader.structured"))
+    if structured and backend not in STRUCTURED_BACKENDS:
+        raise c.fail(
+            "reader.structured",
+            f"structured output needs backend {' or '.join(STRUCTURED_BACKENDS)}; got {backend!r}",
+        )
     return ReaderSpec(
-        backend=c.choice(get("backend"), reader_names(), "reader.backend"),
+        backend=backend,
         model=c.typed(get("model"), str, "reader.model"),
         revision=c.optional_str(get("revision"), "reader.revision"),
         dtype=c.choice(get("dtype"), DTYPES, "reader.dtype"),
@@ -258,6 +272,11 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
         base_url=c.optional_str(get("base_url"), "reader.base_url"),
         concurrency=c.positive(get("concurrency"), "reader.concurrency"),
         max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
+        n_ctx=c.positive(get("n_ctx"), "reader.n_ctx", minimum=64),
+        n_threads=None
+        if get("n_threads") is None
+        else c.positive(get("n_threads"), "reader.n_threads"),
+        structured=structured,
     )
 
 

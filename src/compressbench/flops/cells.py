@@ -21,7 +21,11 @@ log = logging.getLogger(__name__)
 
 
 def reader_config(reader: Any) -> dict[str, Any] | None:
-    """The Hugging Face config of an in-process reader's model (None for a remote API)."""
+    """The Hugging Face config of an in-process reader's model (None for a remote API): its
+    ``model_config()`` when it has one (a GGUF reader), else its model's ``config``."""
+    model_config = getattr(reader, "model_config", None)
+    if callable(model_config):
+        return dict(model_config())
     config = getattr(getattr(reader, "model", None), "config", None)
     to_dict = getattr(config, "to_dict", None)
     return dict(to_dict()) if callable(to_dict) else None

@@ -31,6 +31,7 @@ from typing import Any
 
 from compressbench.compress.method import Compression, Source
 from compressbench.flops.amortize import amortize, common_prefix_length
+from compressbench.flops.cells import reader_config
 from compressbench.flops.decoder import decoder_cost
 from compressbench.flops.encdec import encdec_cost
 from compressbench.flops.encoder import encoder_cost
@@ -85,6 +86,9 @@ def _tokens(comp: Compression) -> tuple[int, int]:
 
 def _prompt_ids(reader: Any, method: Any, source: Source, k: int) -> list[int] | None:
     """The token ids the reader feeds for this case's request (None: not a local reader)."""
+    own = getattr(reader, "prompt_ids", None)  # a GGUF reader tokenizes its own prompts
+    if callable(own):
+        return list(own(method.request(source, k))[0])
     tokenizer = getattr(reader, "tokenizer", None)
     if tokenizer is None:
         return None
@@ -100,7 +104,11 @@ def llm_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
     reader = method.reader()
-    cost = decoder_cost(_config(getattr(reader, "model", None), override, "the llm reader"))
+    raw = None if override is not None else reader_config(reader)
+    if raw is not None:
+        cost = decoder_cost(ConfigFields(raw, source="the llm reader config"))
+    else:
+        cost = decoder_cost(_config(getattr(reader, "model", None), override, "the llm reader"))
     by_subset: dict[str, list[int]] = defaultdict(list)
     for i, s in enumerate(sources):
         by_subset[s.case.subset].append(i)  # type: ignore[attr-defined]

@@ -42,8 +42,19 @@ def _vllm(spec: ReaderSpec) -> dict[str, Any]:
     }
 
 
+def _llamacpp(spec: ReaderSpec) -> dict[str, Any]:
+    return {
+        "model": spec.model,
+        "n_ctx": spec.n_ctx,
+        "n_threads": spec.n_threads,
+        "batch_size": spec.batch_size,
+        "max_input_tokens": spec.max_input_tokens,
+    }
+
+
 BACKEND_PARAMS: dict[str, Callable[[ReaderSpec], dict[str, Any]]] = {
     "hf": _hf,
+    "llamacpp": _llamacpp,
     "openai": _openai,
     "vllm": _vllm,
 }
@@ -60,7 +71,12 @@ def build_reader(spec: ReaderSpec) -> Reader:
 
 
 def reader_tokenizer(spec: ReaderSpec) -> Any:
-    """The reader's tokenizer when it is a local/HF model (for token counts), else None."""
+    """The reader's tokenizer when it is a local model (for token counts), else None: a
+    transformers tokenizer (``hf``) or the GGUF's own (``llamacpp``, a callable)."""
+    if spec.backend == "llamacpp":
+        from compressbench.readers.llamacpp import gguf_tokenizer
+
+        return gguf_tokenizer(spec.model)
     if spec.backend != "hf":
         return None
     from transformers import AutoTokenizer

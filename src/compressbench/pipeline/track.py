@@ -16,6 +16,7 @@ from compressbench.pipeline import paths
 from compressbench.pipeline.answer_table import answer_table
 from compressbench.pipeline.paths import CellFiles
 from compressbench.tracking import DatasetFile, log_cell, split_numeric, start_pipeline_run
+from compressbench.tracking.values import as_text
 
 STAGE = "metrics"
 TABLE_FILE = "answers.json"
@@ -38,15 +39,18 @@ def _optional_float(value: Any) -> float | None:
 
 
 def _stats_fields(stats: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
-    """Throughput metrics plus the flattened ``kv`` summary (numbers as metrics, the rest as
-    params) of a cell's ``.stats.json``."""
+    """Throughput metrics, the flattened ``kv`` summary (numbers as metrics, the rest as
+    params), the reader's own record (params: package version, model file sha256, wheels,
+    threads, seed) and counters (metrics) of a cell's ``.stats.json``."""
     metrics = {
         "cell_wall_seconds": float(stats.get("generation_seconds", 0.0)),
         "cell_tokens_per_s": float(stats.get("tokens_per_s", 0.0)),
         "cell_model_calls": float(stats.get("model_calls", 0)),
     }
     kv_metrics, kv_params = split_numeric(stats.get("kv") or {}, prefix="kv.")
-    return {**metrics, **kv_metrics}, kv_params
+    counters, _ = split_numeric(stats.get("reader_stats") or {}, prefix="reader_stats.")
+    record = {f"reader.{k}": as_text(v) for k, v in (stats.get("reader") or {}).items()}
+    return {**metrics, **kv_metrics, **counters}, {**kv_params, **record}
 
 
 def _log_group(parent: Any, params: Params, group: CellGroup, contexts: list[dict]) -> None:

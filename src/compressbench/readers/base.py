@@ -22,13 +22,15 @@ class ChatRequest:
     """One question for the reader.
 
     ``id`` is the stable probe id carried from the probes stage; ``max_new_tokens`` is the
-    output budget (96 for P1/P2, 128 for P3 in the reference runs).
+    output budget (96 for P1/P2, 128 for P3 in the reference runs). ``response_schema``: a
+    JSON Schema the answer must follow (structured output; None: free decoding, as published).
     """
 
     id: str
     system: str
     user: str
     max_new_tokens: int = 96
+    response_schema: Mapping[str, Any] | None = None
 
 
 @dataclass

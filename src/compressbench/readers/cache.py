@@ -48,6 +48,8 @@ def key_payload(reader: Reader, request: ChatRequest) -> dict[str, Any]:
     """Everything that determines an answer, as a JSON-able dict."""
     decoding = dict(reader.decoding())
     decoding["max_new_tokens"] = request.max_new_tokens
+    if request.response_schema is not None:  # absent otherwise: free-decoding keys unchanged
+        decoding["response_schema"] = dict(request.response_schema)
     return {
         "backend": reader.name,
         "model_id": reader.model_id,

@@ -138,6 +138,11 @@ class OpenAIReader:
         extra: dict[str, Any] = {} if self.seed is None else {"seed": self.seed}
         if self.response_format is not None:
             extra["response_format"] = self.response_format
+        if req.response_schema is not None:  # a request's own schema wins
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": dict(req.response_schema)},
+            }
         return self.client.chat.completions.create(
             model=self.model,
             messages=[

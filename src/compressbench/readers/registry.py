@@ -17,6 +17,7 @@ ReaderFactory = Callable[..., Reader]
 # name -> "module:attribute"; a new backend is one file plus one line here.
 _LAZY: dict[str, str] = {
     "hf": "compressbench.readers.hf:HFReader",
+    "llamacpp": "compressbench.readers.llamacpp:LlamaCppReader",
     "openai": "compressbench.readers.openai_api:OpenAIReader",
     "vllm": "compressbench.readers.vllm_backend:VLLMReader",
 }

@@ -109,10 +109,18 @@ def build_context(
 
 
 def probe_compression(
-    probe: ProbeRecord, method: str, compressor: Method, *, render_mode: str = PUBLISHED
+    probe: ProbeRecord,
+    method: str,
+    compressor: Method,
+    *,
+    render_mode: str = PUBLISHED,
+    tokenizer: Any = None,
 ) -> tuple[ContextRecord, Compression]:
-    """One probe compressed by ``compressor``: its record and the :class:`Compression`."""
-    source = Source(probe.dialogue_turns(), key=probe.probe_id, render=render_mode)
+    """One probe compressed by ``compressor``: its record and the :class:`Compression`
+    (``tokenizer``: the reader's, for methods whose budget is in reader tokens)."""
+    source = Source(
+        probe.dialogue_turns(), key=probe.probe_id, render=render_mode, tokenizer=tokenizer
+    )
     comp = compressor.compress(source, probe.ratio)
     return context_record(probe.probe_id, probe.probe_type, method, comp, probe.slot_human), comp
 

@@ -46,6 +46,26 @@ QUESTIONS: dict[str, str] = {
 
 SCHEMAS: dict[str, str] = {"P1": _VALUE_SCHEMA, "P2": _VALUE_SCHEMA, "P3": _JOINT_SCHEMA}
 
+# The answer schemas as JSON Schema, for the structured-output variant (``reader.structured``):
+# not the published decoding (free text), so a structured run is labelled as such. P3's value
+# is constrained to the ``<task>; <slot>: <value>`` shape its question asks for.
+_ANSWER_PROPERTIES = {"support": {"type": "string"}, "abstain": {"type": "boolean"}}
+P3_VALUE_PATTERN = "^[^;]+; [^;:]+: [^;]+$"
+
+
+def answer_json_schema(probe_type: str) -> dict[str, object]:
+    """The JSON Schema of a probe type's answer object (value, support, abstain)."""
+    value: dict[str, object] = {"type": "string"}
+    if probe_type == "P3":
+        value["pattern"] = P3_VALUE_PATTERN
+    return {
+        "type": "object",
+        "properties": {"value": value, **_ANSWER_PROPERTIES},
+        "required": ["value", "support", "abstain"],
+        "additionalProperties": False,
+    }
+
+
 # Paper name -> the artifact's ``probe_type`` field, and back.
 ARTIFACT_PROBE_TYPES: dict[str, str] = {"P1": "P1", "P2": "P3", "P3": "P1_LATE"}
 PAPER_PROBE_TYPES: dict[str, str] = {v: k for k, v in ARTIFACT_PROBE_TYPES.items()}

@@ -22,6 +22,7 @@ from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.image_env import image_identity
+from compressbench.tpbench.prompts import answer_json_schema
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,12 @@ def generation_fields(reader: Reader, gen: Generation, key: str) -> dict[str, An
     }
 
 
+def reader_record(reader: Reader) -> dict[str, Any]:
+    """What a backend records of itself beyond its decoding parameters (may be empty)."""
+    record = getattr(reader, "record", None)
+    return dict(record()) if callable(record) else {}
+
+
 def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
     """The non-deterministic side of a run (cache counts, tokens, timings, decoding)."""
     window = run.compute_window()
@@ -76,6 +83,10 @@ def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
         "model_id": reader.model_id,
         "model_revision": reader.revision,
         "decoding": reader.decoding(),
+        # the backend's own record (package version, model file, threads, seed) and counters
+        # (llamacpp: prompt tokens sent and evaluated; openai: calls and retries)
+        "reader": reader_record(reader),
+        "reader_stats": dict(getattr(reader, "stats", None) or {}),
         "image": image_identity(),
         "compute_started_at": window[0] if window else None,
         "compute_ended_at": window[1] if window else None,
@@ -103,6 +114,7 @@ ANSWER_CARRY = (
     code=(
         "compress",
         "readers",
+        "tpbench/prompts.py",
         "pipeline/reader_factory.py",
         "pipeline/stages/rows.py",
         "pipeline/stages/answer_records.py",
@@ -127,16 +139,23 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
 
 
 def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[ChatRequest]:
-    """One chat request per context row (its probe's output budget from ``spec``)."""
+    """One chat request per context row (its probe's output budget from ``spec``; its answer
+    schema when ``spec.structured``)."""
     return [
         ChatRequest(
             id=request_id(row),
             system=row["prompt_system"],
             user=row["prompt_user"],
             max_new_tokens=spec.max_new_tokens[row["probe_type"].lower()],
+            response_schema=answer_schema(spec, row["probe_type"]),
         )
         for row in contexts
     ]
+
+
+def answer_schema(spec: ReaderSpec, probe_type: str) -> dict[str, Any] | None:
+    """The probe's answer JSON Schema for a structured-output reader, else None."""
+    return answer_json_schema(probe_type) if spec.structured else None
 
 
 def cell_reader(reader: Reader, params: Params, method: str, ratio: float) -> Reader:

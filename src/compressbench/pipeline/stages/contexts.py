@@ -73,7 +73,9 @@ def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> P
 
     def rows() -> Iterator[dict[str, Any]]:
         for probe in tqdm(probes, desc=f"contexts {dataset} {method} {ratio}", unit="probe"):
-            ctx, comp = probe_compression(probe, method, compressor, render_mode=params.render)
+            ctx, comp = probe_compression(
+                probe, method, compressor, render_mode=params.render, tokenizer=tokenizer
+            )
             row = ctx.to_row()
             row.update({k: getattr(probe, k) for k in PROBE_FIELDS})
             row["n_turns"] = probe.n_turns

@@ -10,7 +10,12 @@ from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.answers import ask_cached, generation_fields, run_stats
+from compressbench.pipeline.stages.answers import (
+    answer_schema,
+    ask_cached,
+    generation_fields,
+    run_stats,
+)
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest
 
@@ -43,6 +48,7 @@ def deletion_request_id(row: dict[str, Any]) -> str:
         "pipeline/stages/answers.py",
         "pipeline/stages/answer_records.py",
         "pipeline/stages/rows.py",
+        "tpbench/prompts.py",
         "flops",  # answers.py imports the FLOPs accounting of a cell
     ),
     deps=(paths.DELETION_CONTEXTS,),
@@ -58,6 +64,7 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
             system=row["prompt_system"],
             user=row["prompt_user"],
             max_new_tokens=params.deletions.max_new_tokens,
+            response_schema=answer_schema(params.reader, "P2"),  # deletions probe P2 only
         )
         for row in contexts
     ]

