@@ -13,6 +13,7 @@ from typing import Any
 
 from compressbench.analysis.aggregate import probe_means
 from compressbench.analysis.answer_kinds import KindCounts, KindRule, kind_counts
+from compressbench.analysis.cell_intervals import cell_intervals
 from compressbench.analysis.findings import (
     Crossover,
     Gap,
@@ -21,10 +22,15 @@ from compressbench.analysis.findings import (
     rank_correlation,
     rank_table,
 )
+from compressbench.analysis.paper_ranking import ColumnRanking, rank_against_paper
+from compressbench.analysis.paper_table3 import COLUMNS as PAPER_COLUMNS
+from compressbench.analysis.paper_table3 import paper_values
 from compressbench.analysis.retention_reading import Example, examples
+from compressbench.analysis.stats import Interval
 
 Row = Mapping[str, Any]
 CellKey = tuple[str, str, float]  # (dataset, method, ratio)
+IntervalKey = tuple[str, str, float, str, str]  # (dataset, method, ratio, probe, metric)
 RANK_COLUMNS = (("P1", "strict"), ("P1", "loose"), ("P2", "strict"))
 FIGURES = ("rank_changes", "retention_accuracy", "p3_gap")  # the report's PNG figures
 FULL = "full_context"
@@ -105,6 +111,10 @@ class Findings:
     spearman: dict[str, float | None]  # dataset -> P1-strict vs P2-strict
     crossovers: dict[str, list[Crossover]]
     format_error_rate: float | None  # over every answer of the grid
+    # cell means (seeds pooled) with dialogue-clustered 95% intervals, at the main ratio
+    intervals: dict[IntervalKey, Interval] = field(default_factory=dict)
+    # dataset -> one ranking per paper column (datasets with Table 3 values only)
+    paper_ranking: dict[str, list[ColumnRanking]] = field(default_factory=dict)
 
     def weak_reader(self, inp: ReportInput) -> bool:
         rate = self.format_error_rate
@@ -126,6 +136,27 @@ def _ranks(inp: ReportInput, head: Mapping[CellKey, Any], dataset: str) -> dict[
     return {"scores": scores, "ranks": rank_table(scores, columns) if scores else {}}
 
 
+def _paper_ranking(
+    inp: ReportInput, head: Mapping[CellKey, Any], dataset: str
+) -> list[ColumnRanking] | None:
+    """Every method's seed-mean score at the main ratio against the paper's Table 3."""
+    paper = paper_values(dataset)
+    if paper is None:
+        return None
+    scores: dict[str, dict[str, float]] = {}
+    for method in inp.methods:
+        probes = head.get((dataset, method, inp.main_ratio))
+        if not probes:
+            continue
+        scores[method] = {}
+        for column in PAPER_COLUMNS:
+            probe, metric = column.split("-")
+            value = probes.get(probe, {}).get(metric)
+            if value is not None:
+                scores[method][column] = float(value)
+    return rank_against_paper(scores, paper, PAPER_COLUMNS)
+
+
 def compute(inp: ReportInput) -> Findings:
     """Every table's numbers from the cells."""
     head = {key: probe_means(cell.scores) for key, cell in inp.cells.items()}
@@ -136,7 +167,13 @@ def compute(inp: ReportInput) -> Findings:
         if any(r["probe_type"] == probe for r in cell.scores)
     }
     reading = {key: examples(cell.contexts, cell.scores, "P2") for key, cell in inp.cells.items()}
-    gaps, ranks, rank_scores, rho, cross = {}, {}, {}, {}, {}
+    intervals = {
+        (*key, probe, metric): ci
+        for key, cell in inp.cells.items()
+        if key[2] == inp.main_ratio
+        for (probe, metric), ci in cell_intervals(cell.scores).items()
+    }
+    gaps, ranks, rank_scores, rho, cross, paper = {}, {}, {}, {}, {}, {}
     for dataset in inp.datasets:
         rows = {
             m: inp.cells[(dataset, m, inp.main_ratio)].scores
@@ -150,6 +187,8 @@ def compute(inp: ReportInput) -> Findings:
         p2 = {m: s["P2-strict"] for m, s in r["scores"].items()}
         rho[dataset] = rank_correlation(p1, p2)
         cross[dataset] = crossovers(p1, p2)
+        if (ranking := _paper_ranking(inp, head, dataset)) is not None:
+            paper[dataset] = ranking
     answers = [r for cell in inp.cells.values() for r in cell.scores]
     errors = sum(bool(r.get("format_error")) for r in answers)
     return Findings(
@@ -162,4 +201,6 @@ def compute(inp: ReportInput) -> Findings:
         spearman=rho,
         crossovers=cross,
         format_error_rate=errors / len(answers) if answers else None,
+        intervals=intervals,
+        paper_ranking=paper,
     )

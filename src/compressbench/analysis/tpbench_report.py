@@ -22,6 +22,7 @@ from compressbench.analysis.figures import (
     retention_figure,
 )
 from compressbench.analysis.markdown import num
+from compressbench.analysis.report_intervals import cell_intervals
 from compressbench.analysis.report_model import (
     RANK_COLUMNS,
     Findings,
@@ -29,6 +30,7 @@ from compressbench.analysis.report_model import (
     column_name,
     compute,
 )
+from compressbench.analysis.report_paper import paper_ranking
 from compressbench.analysis.retention_reading import by_seed, seed_mean
 from compressbench.jsonl import atomic_writer
 
@@ -135,7 +137,9 @@ def render(inp: ReportInput, f: Findings, figures: Mapping[str, Path], root: Pat
     ]
     with_figure: list[tuple[Section, str | None]] = [
         (sections.main_results, None),
+        (cell_intervals, None),
         (sections.single_average, "rank_changes"),
+        (paper_ranking, None),
         (sections.p3_gap, "p3_gap"),
         (lambda i, _: extra.deletions(i), None),
         (sections.answer_kinds, None),
