@@ -324,7 +324,7 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
     warning = text.index("Read this first")
     assert warning < text.index("## Answer retention (no reader)") < text.index("## Main results")
     assert f"{100.0 * format_error:.1f}% of its answers have no parseable JSON" in text
-    assert ("offline default" in text) == default_reader
+    assert ("the smoke reader the tests use" in text) == default_reader
     assert "Not run: no `metrics/retention/builtin.json`" in text
     assert "Not run: this pipeline has no deletion stage" in text
     assert "Not judged (judge.enabled is false; see README)." in text

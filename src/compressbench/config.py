@@ -58,6 +58,7 @@ class ReaderSpec:
     max_retries: int = 6
     n_ctx: int = 4096  # llamacpp: context size (prompt + answer)
     n_threads: int | None = None  # llamacpp: CPU threads (None: up to 8, one per core)
+    n_gpu_layers: int = 0  # llamacpp: layers offloaded to a GPU (-1: all; needs a CUDA build)
     structured: bool = False  # llamacpp: answers constrained to the probe's answer schema
 
 
@@ -254,10 +255,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
     backend = c.choice(get("backend"), reader_names(), "reader.backend")
     structured = bool(c.typed(get("structured"), bool, "reader.structured"))
     if structured and backend not in STRUCTURED_BACKENDS:
-        raise c.fail(
-            "reader.structured",
-            f"structured output needs backend {' or '.join(STRUCTURED_BACKENDS)}; got {backend!r}",
-        )
+        raise c.fail("reader.structured", f"needs backend {' or '.join(STRUCTURED_BACKENDS)}")
     return ReaderSpec(
         backend=backend,
         model=c.typed(get("model"), str, "reader.model"),
@@ -276,6 +274,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
         n_threads=None
         if get("n_threads") is None
         else c.positive(get("n_threads"), "reader.n_threads"),
+        n_gpu_layers=int(c.typed(get("n_gpu_layers"), int, "reader.n_gpu_layers")),
         structured=structured,
     )
 

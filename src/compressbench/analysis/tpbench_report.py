@@ -109,17 +109,14 @@ def banner(inp: ReportInput, f: Findings) -> list[str]:
     rate = f.format_error_rate
     return [
         f"> **Read this first: the reader of this run ({inp.reader}) cannot do the task.** "
-        + (
-            "It is the offline default, a 135M model that installs from PyPI. "
-            if inp.default_reader
-            else ""
-        )
+        + ("It is SmolLM2-135M, the smoke reader the tests use. " if inp.default_reader else "")
         + f"{num(rate if rate is None else 100 * rate, 1)}% of its answers have no parseable "
         "JSON (format errors, scored 0; see the `fmt err` columns), so its accuracies below "
         "prove the pipeline runs but say nothing about the compressors. The reader-free "
         "retention results come first because they hold for any reader. For reader findings "
-        "set `reader:` in params.yaml to a capable model (e.g. `backend: openai` with a "
-        "served Llama-3.1-8B-Instruct, or `backend: vllm`) and rerun `dvc repro`.",
+        "set `reader:` in params.yaml to a capable model (the default `backend: llamacpp`, "
+        "`model: qwen2.5-coder-0.5b-instruct` or `-1.5b-`; a served Llama-3.1-8B-Instruct "
+        "through `backend: openai` or `vllm`) and rerun `dvc repro`.",
         "",
     ]
 

@@ -154,6 +154,7 @@ class LlamaCppReader:
         self.max_input_tokens = max_input_tokens
         self.split_before = split_before
         self.batch_size = batch_size
+        self.n_gpu_layers = n_gpu_layers
         self.llm = Llama(
             model_path=str(self.path),
             n_ctx=n_ctx,
@@ -186,6 +187,7 @@ class LlamaCppReader:
             "truncation_side": "left",
             "split_before": self.split_before,
             "chat_template": "gguf" if self.template else "none",
+            "n_gpu_layers": self.n_gpu_layers,  # GPU kernels round differently
         }
 
     def record(self) -> dict[str, Any]:
@@ -238,7 +240,7 @@ class LlamaCppReader:
             bos_token=self._bos,
             add_generation_prompt=generation_prompt,
         )
-        return str(formatter(messages=messages).prompt)
+        return str(formatter(messages=messages).prompt)  # type: ignore[arg-type]
 
     def _tokenize(self, text: str) -> list[int]:
         add_bos = not (self._bos and text.startswith(self._bos))

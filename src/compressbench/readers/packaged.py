@@ -97,6 +97,13 @@ PACKAGED: dict[str, PackagedModel] = {
 ALIASES = {"smollm2": "smollm2-135m-instruct"}
 
 
+def is_smoke_reader(model_id: str) -> bool:
+    """True for SmolLM2-135M by any backend: a smoke reader whose answers are noise."""
+    from compressbench.readers.smollm import UPSTREAM_ID
+
+    return model_id.startswith(UPSTREAM_ID) or lookup(model_id) is PACKAGED["smollm2-135m-instruct"]
+
+
 def packaged_names() -> list[str]:
     return sorted([*PACKAGED, *ALIASES])
 

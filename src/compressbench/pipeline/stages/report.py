@@ -23,7 +23,7 @@ from compressbench.pipeline.report_inputs import (
     method_style,
     optional_json,
 )
-from compressbench.readers.smollm import UPSTREAM_ID as DEFAULT_READER
+from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
 from compressbench.tpbench.scoring.p3 import score_p3
@@ -126,7 +126,7 @@ def stage_report(params: Params) -> Path:
             main_ratio=params.p3_ratio,
             seeds=params.seeds,
             reader=reader,
-            default_reader=str(stats["model_id"]).startswith(DEFAULT_READER),
+            default_reader=is_smoke_reader(str(stats["model_id"])),
             cells=cells,
             styles={m: method_style(m) for m in params.methods},
             labels=LABELS,
