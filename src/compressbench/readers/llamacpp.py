@@ -204,9 +204,14 @@ class LlamaCppReader:
         """The model's shape in Hugging Face config names, from the GGUF metadata (FLOPs)."""
         return gguf_config(self.llm.metadata, self.llm.n_vocab())
 
+    @staticmethod
+    def request_order(req: ChatRequest) -> tuple[str, str]:
+        """Sort key that puts prompts sharing a prefix next to each other (chunks reused)."""
+        return (req.system, req.user)
+
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         # Order never changes an answer; grouping equal prefixes lets chunks be reused.
-        order = sorted(range(len(requests)), key=lambda i: (requests[i].system, requests[i].user))
+        order = sorted(range(len(requests)), key=lambda i: self.request_order(requests[i]))
         out: dict[int, Generation] = {}
         for i in order:
             out[i] = self._answer(requests[i])
