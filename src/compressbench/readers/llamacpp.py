@@ -122,7 +122,8 @@ class LlamaCppReader:
     chunk; part of the answer's identity), ``max_input_tokens`` (left truncation), ``seed``
     (recorded; decoding is greedy), ``split_before`` (where the user turn's shared prefix
     ends; None: no split), ``batch_size`` (requests committed to the answer cache together),
-    ``n_gpu_layers`` (0 on CPU; -1 offloads every layer on a CUDA build).
+    ``n_gpu_layers`` (0 on CPU; -1 offloads every layer on a CUDA build), ``reuse_prefix``
+    (False: evaluate every prompt whole; the answers are the same, only slower).
     """
 
     name = "llamacpp"
@@ -139,6 +140,7 @@ class LlamaCppReader:
         split_before: str | None = DEFAULT_SPLIT,
         batch_size: int = 16,
         n_gpu_layers: int = 0,
+        reuse_prefix: bool = True,
     ) -> None:
         try:
             from llama_cpp import Llama
@@ -155,6 +157,7 @@ class LlamaCppReader:
         self.split_before = split_before
         self.batch_size = batch_size
         self.n_gpu_layers = n_gpu_layers
+        self.reuse_prefix = reuse_prefix  # off: every prompt evaluated whole (same answers)
         self.llm = Llama(
             model_path=str(self.path),
             n_ctx=n_ctx,
@@ -320,7 +323,7 @@ class LlamaCppReader:
     def _prefill(self, ids: list[int], ends: list[int]) -> int:
         """Evaluate ``ids[:-1]`` chunk by chunk, reusing the leading chunks the KV cache holds
         from the same schedule; returns how many tokens were reused."""
-        held = list(self.llm._input_ids[: self.llm.n_tokens])
+        held = list(self.llm._input_ids[: self.llm.n_tokens]) if self.reuse_prefix else []
         reused = 0
         for end in ends:
             if end in self._chunk_ends and end <= len(held) and held[:end] == ids[:end]:
