@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from smoke import use_smoke_reader
+
 pytest.importorskip("kvpress")
 
 from compressbench.config import Params, parse_params
@@ -39,6 +41,7 @@ def _params(**method_params: dict[str, Any]) -> Params:
     raw.update(datasets=["builtin"], probes=["p2"], seeds=[42], ratios=[RATIO], n_per_cell=4)
     raw["methods"] = ["full_context", "chunkkv", *method_params]
     raw["method_params"].update(method_params)
+    use_smoke_reader(raw)  # hf: kvpress runs there
     raw["reader"]["max_new_tokens"] = {"p1": 8, "p2": 8, "p3": 8}
     return parse_params(raw)
 
