@@ -1,7 +1,11 @@
-"""Shared fixtures: where the read-only reference material lives (../shared beside the repo)."""
+"""Shared fixtures: where the read-only reference material lives (../shared beside the repo),
+a git clone of the repository for the tests that drive real DVC, a tiny LLMLingua-2 model."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +32,58 @@ def ref_dir() -> Path:
 def corpora_dir() -> Path:
     """../shared/corpora: real SGD and MultiWOZ 2.2 files (gzipped upstream JSON)."""
     return _require(SHARED / "corpora")
+
+
+# -- a git clone of the repository (the tests that drive real DVC) ---------------------------
+
+
+def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True)
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip()
+        raise RuntimeError(f"git {' '.join(args)} in {cwd}: {err}")
+    return proc.stdout
+
+
+def clone_worktree(dest: Path) -> Path:
+    """``git clone`` the repository into ``dest``, then bring over what is on disk and not
+    committed: the diff of tracked files against the cloned commit (binary-safe; edits,
+    deletions, renames) and every untracked file git does not ignore. The clone so holds the
+    code under test with git's own view of it (``.gitignore``, ``.dvcignore``, committed locks),
+    as a user's clone plus a developer's uncommitted work."""
+    head = _git(REPO_ROOT, "rev-parse", "HEAD").decode().strip()
+    _git(REPO_ROOT, "clone", "-q", "--no-checkout", str(REPO_ROOT), str(dest))
+    # on a branch at the commit the diff below is taken against; an identity to commit with
+    _git(dest, "checkout", "-q", "-B", "main", head)
+    _git(dest, "config", "user.name", "compressbench tests")
+    _git(dest, "config", "user.email", "tests@compressbench.invalid")
+    diff = _git(
+        REPO_ROOT,
+        *("-c", "core.quotepath=off", "diff", "--binary", "--no-color", "--no-ext-diff"),
+        *("--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", head),
+    )
+    if diff:
+        _git(dest, "apply", "--whitespace=nowarn", "-", stdin=diff)
+    listed = _git(REPO_ROOT, "ls-files", "--others", "--exclude-standard", "-z")
+    for rel in filter(None, listed.decode().split("\0")):
+        if rel.endswith("/"):  # a nested repository: not part of this one
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / rel, target, follow_symlinks=False)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def clone_repo() -> Callable[[Path], Path]:
+    """``clone_repo(dest)`` makes a git clone of the repository at ``dest`` (a folder that does
+    not exist yet, e.g. under ``tmp_path``) holding the working tree as it is on disk; see
+    :func:`clone_worktree`. Tests that run ``dvc`` run it there, never in a hand-assembled
+    folder: DVC reads ``.gitignore`` (it refuses a git-ignored ``dvc.lock``), ``.dvcignore``
+    and the committed locks."""
+    if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
+        pytest.skip("the repository is not a git checkout (or git is missing)")
+    return clone_worktree
 
 
 # -- tiny LLMLingua-2 model (the selector tests and the method matrix) -----------------------

@@ -1,23 +1,23 @@
-"""The real pipeline end to end: `dvc repro` on a copy of the project with a small grid, the
-default offline reader, a real MLflow sqlite store; reruns, parameter changes and a kill -9."""
+"""The real pipeline end to end: `dvc repro` in a git clone of the repository (the
+``clone_repo`` fixture) with a small grid written into its params.yaml, the default offline
+reader, a real MLflow sqlite store; reruns, parameter changes and a kill -9."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline.dvc_yaml import copy_dvc_files
 from compressbench.tracking import read_cells
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,12 +35,14 @@ SMALL = {
 def _env(project: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(project / "src")  # the clone's code, the code DVC hashes
     env["COMPRESSBENCH_ANSWER_CACHE"] = str(project / ".cache" / "answers.sqlite")
     env.pop("MLFLOW_TRACKING_URI", None)
     return env
 
 
 def _write_params(project: Path, **changes: object) -> None:
+    """The clone's params.yaml: the repository's (as on disk) with SMALL and ``changes``."""
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     for key, value in {**SMALL, **changes}.items():
         if isinstance(value, dict) and isinstance(raw.get(key), dict):
@@ -65,14 +67,10 @@ def _run(project: Path, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project (pipeline files + sources) in its own git + DVC repo."""
-    root = tmp_path_factory.mktemp("project")
-    copy_dvc_files(REPO, root)
-    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+def project(tmp_path_factory: pytest.TempPathFactory, clone_repo: Callable[[Path], Path]) -> Path:
+    """A git clone of the repository, a small grid in its params.yaml."""
+    root = clone_repo(tmp_path_factory.mktemp("project") / "repo")
     _write_params(root)
-    _run(root, "git", "init", "-q")
-    _run(root, "dvc", "init", "-q")
     return root
 
 
@@ -83,7 +81,7 @@ def _ran(output: str, stage: str) -> bool:
 def test_repro_runs_every_stage_and_tracks_every_cell(project: Path) -> None:
     out = _run(project, "dvc", "repro")
     for stage in (
-        "pipeline/corpus_source/dvc.yaml:corpus_source@builtin",
+        "corpus_source@builtin",
         "corpora@builtin",
         "transitions@builtin",
         "answers@builtin-recency-0.3",
@@ -179,12 +177,11 @@ def test_killed_answers_stage_resumes_to_identical_bytes(project: Path, tmp_path
 
 
 @pytest.mark.corpora
-def test_real_corpora_by_changing_only_parameters(tmp_path: Path, corpora_dir: Path) -> None:
+def test_real_corpora_by_changing_only_parameters(
+    tmp_path: Path, corpora_dir: Path, clone_repo: Callable[[Path], Path]
+) -> None:
     """SGD test and the MultiWOZ 2.2 subset from ../shared/corpora through the same pipeline."""
-    root = tmp_path / "real"
-    root.mkdir()
-    copy_dvc_files(REPO, root)
-    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    root = clone_repo(tmp_path / "real")
     _write_params(
         root,
         datasets=["sgd", "multiwoz"],
@@ -195,8 +192,6 @@ def test_real_corpora_by_changing_only_parameters(tmp_path: Path, corpora_dir: P
             "multiwoz": {"path": str(corpora_dir / "multiwoz22")},
         },
     )
-    _run(root, "git", "init", "-q")
-    _run(root, "dvc", "init", "-q")
     _run(root, "dvc", "repro")
     for dataset in ("sgd", "multiwoz"):
         rows = list(read_jsonl(root / f"data/scores/{dataset}/uniform_stride/0.3.jsonl"))

@@ -39,11 +39,10 @@ NOT_DVC = (".cache", "mlruns", "mlartifacts")
 
 def test_committed_dvc_yaml_is_generated_from_the_declarations() -> None:
     files = render(declarations())
-    assert set(files) == {  # always_changed and frozen stages apart
-        "dvc.yaml",
-        "pipeline/corpus_source/dvc.yaml",
-        "pipeline/turning_point_scorer/dvc.yaml",
-    }
+    assert set(files) == {"dvc.yaml", "pipeline/turning_point_scorer/dvc.yaml"}  # frozen: apart
+    # and no folder is left under pipeline/ by a stage that moved back into the root dvc.yaml
+    apart = {p.relative_to(REPO).as_posix() for p in REPO.glob("pipeline/*/dvc.yaml")}
+    assert apart == set(files) - {"dvc.yaml"}
     assert {rel: (REPO / rel).read_text(encoding="utf-8") for rel in files} == files, (
         "dvc.yaml differs from the stage declarations: run `compressbench dvc-yaml`"
     )
@@ -222,3 +221,9 @@ def test_cli_writes_and_checks_dvc_yaml(tmp_path: Path, capsys: pytest.CaptureFi
     out.write_text(out.read_text(encoding="utf-8").replace("- scoring\n", ""), encoding="utf-8")
     assert main([*args, "--check"]) == 1
     assert "differs from the stage declarations" in capsys.readouterr().err
+    main(args)
+    leftover = tmp_path / "pipeline" / "gone" / "dvc.yaml"  # a stage that moved back to the root
+    leftover.parent.mkdir(parents=True)
+    leftover.write_text("stages: {}\n", encoding="utf-8")
+    assert main([*args, "--check"]) == 1
+    assert "is no longer generated" in capsys.readouterr().err

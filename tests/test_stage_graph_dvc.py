@@ -1,10 +1,12 @@
-"""Real DVC cannot serve a stale cell: on a copy of the project (its own git + DVC repo, the
-committed dvc.yaml, a small grid with a KV press and the default offline reader), change one
-input at a time; ``dvc status`` lists exactly the stages that read it (for source code: their
-fingerprint stages ``code_<stage>``, through which the stages read it), ``dvc repro`` reruns
-them, and restoring it brings the pipeline back up to date.
+"""Real DVC cannot serve a stale cell: in a git clone of the repository (the ``clone_repo``
+fixture: its .gitignore, .dvcignore and committed locks, the working tree's changes applied; a
+small grid with a KV press and the default offline reader written into its params.yaml), change
+one input at a time; ``dvc status`` lists exactly the stages that read it (for source code:
+their fingerprint stages ``code_<stage>``, through which the stages read it), ``dvc repro``
+reruns them, and restoring it brings the pipeline back up to date. After a complete
+``dvc repro``, ``dvc status`` reads up to date (nothing always changed).
 
-The copy carries its own ``src/`` and runs it (``PYTHONPATH`` puts the copy's ``src`` before
+The clone carries its own ``src/`` and runs it (``PYTHONPATH`` puts the clone's ``src`` before
 the editable install), so the code deps DVC hashes are the code the stages run. Run with
 ``-s`` to see each change's status and timings.
 """
@@ -14,7 +16,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -26,10 +27,9 @@ import pytest
 import yaml
 
 from compressbench.pipeline.declare import SRC_PREFIX
-from compressbench.pipeline.dvc_yaml import copy_dvc_files, covered, fingerprint_stages
+from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
 from compressbench.pipeline.stages import declaration, declarations
 
-REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 METHODS = ["full_context", "recency", "streamingllm"]
@@ -48,15 +48,13 @@ SMALL = {
 }
 SHORT_ANSWERS = {"p1": 24, "p2": 24, "p3": 32}  # reader.max_new_tokens: a faster first repro
 LOOP_VALUES: dict[str, list[Any]] = {"dataset": ["builtin"], "method": METHODS, "ratio": [0.3]}
-# always_changed (it fingerprints the corpus source every run), in a dvc.yaml of its own; the
-# corpora stage after it reruns only when that fingerprint changed
-ALWAYS = {"pipeline/corpus_source/dvc.yaml:corpus_source@builtin"}
+UP_TO_DATE = "Data and pipelines are up to date."
 
 
 def _env(root: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(root / "src")  # the copy's code, not the editable install's
+    env["PYTHONPATH"] = str(root / "src")  # the clone's code, not the editable install's
     env["COMPRESSBENCH_ANSWER_CACHE"] = str(root / ".cache" / "answers.sqlite")
     env.pop("MLFLOW_TRACKING_URI", None)
     return env
@@ -76,9 +74,9 @@ def _run(root: Path, *args: str) -> str:
 
 
 def _status(root: Path) -> set[str]:
-    """Stages ``dvc status`` reports as changed, besides the always-changed corpora stage (its
-    JSON is stdout; stderr holds warnings, e.g. that the frozen scorer stage is not checked)."""
-    return set(json.loads(_proc(root, "dvc", "status", "--json").stdout)) - ALWAYS
+    """Stages ``dvc status`` reports as changed (its JSON is stdout; stderr holds warnings,
+    e.g. that the frozen scorer stage's dependencies are not checked)."""
+    return set(json.loads(_proc(root, "dvc", "status", "--json").stdout))
 
 
 def _reran(output: str) -> set[str]:
@@ -114,22 +112,23 @@ def _cells(listed: set[str]) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("declared")
-    copy_dvc_files(REPO, root)
-    shutil.copy(REPO / ".dvcignore", root / ".dvcignore")
-    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    raw = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
+def project(
+    tmp_path_factory: pytest.TempPathFactory, clone_repo: Callable[[Path], Path]
+) -> Iterator[Path]:
+    root = clone_repo(tmp_path_factory.mktemp("declared") / "repo")
+    params = root / "params.yaml"
+    raw = yaml.safe_load(params.read_text(encoding="utf-8"))
     raw.update(SMALL)
     raw["reader"]["max_new_tokens"] = SHORT_ANSWERS
     raw["tracking"]["uri"] = f"sqlite:///{root / 'mlflow.db'}"
-    (root / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
-    _run(root, "git", "init", "-q")
-    _run(root, "dvc", "init", "-q")
+    params.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     start = time.perf_counter()
     _run(root, "dvc", "repro")
     print(f"\nfirst dvc repro: {time.perf_counter() - start:.0f} s")
     assert _status(root) == set()
+    status = _proc(root, "dvc", "status")
+    print(f"dvc status after it:\n{status.stderr}{status.stdout}")
+    assert status.stdout.strip() == UP_TO_DATE
     yield root
 
 
@@ -158,6 +157,16 @@ def _source_edit(relpath: str, old: str, new: str) -> Callable[[Path], None]:
     return edit
 
 
+# judge: its P1 question; answers and deletion_answers: the structured-answer schema
+PROMPT_READERS = [
+    "probes",
+    "contexts",
+    "answers",
+    "retention",
+    "deletions",
+    "deletion_answers",
+    "judge",
+]
 CHANGES = {
     "method_params": (
         _params_edit("method_params.streamingllm.n_sink", 8),
@@ -169,8 +178,7 @@ CHANGES = {
     ),
     "tpbench/prompts.py": (
         _source_edit("tpbench/prompts.py", "Do not add markdown", "Never add markdown"),
-        # judge: its P1 question
-        {f"code_{n}" for n in ("probes", "contexts", "retention", "deletions", "judge")},
+        {f"code_{n}" for n in PROMPT_READERS},
     ),
     "tpbench/scoring/parse.py": (
         _source_edit("tpbench/scoring/parse.py", '"n/a", "none"}', '"n/a", "none", "not sure"}'),
@@ -197,7 +205,7 @@ def test_status_lists_exactly_the_stages_that_read_a_change(project: Path, chang
         out = _run(project, "dvc", "repro")
         print(f"dvc repro ({time.perf_counter() - start:.0f} s) reran {sorted(_reran(out))}")
         reran = _reran(out)
-        assert expected | _cells(expected) <= reran <= expected | ALWAYS | _stages(*DOWNSTREAM)
+        assert expected | _cells(expected) <= reran <= expected | _stages(*DOWNSTREAM)
         assert _status(project) == set()
         if "answers@builtin-full_context-0.3" in expected:
             stats = project / "data/answers/builtin/full_context/0.3.stats.json"
@@ -209,8 +217,8 @@ def test_status_lists_exactly_the_stages_that_read_a_change(project: Path, chang
     assert _status(project) == set()
 
 
-def test_warm_repro_runs_nothing_but_the_corpus_source(project: Path) -> None:
+def test_warm_repro_runs_nothing(project: Path) -> None:
     start = time.perf_counter()
     out = _run(project, "dvc", "repro")
     print(f"\nwarm dvc repro: {time.perf_counter() - start:.2f} s")
-    assert _reran(out) == ALWAYS
+    assert _reran(out) == set()

@@ -1,7 +1,8 @@
 """The ``turning_point_scorer`` stage: turning_point's mention scorer is fitted on SGD train by a
 frozen DVC stage kept apart (``pipeline/turning_point_scorer/``), whose committed ``dvc.lock``
 records the hash of the ``scorer.json`` the package ships; the default offline ``dvc repro``
-neither runs nor fails on it when ../shared is absent (real DVC on a copy of the project)."""
+neither runs nor fails on it when ../shared is absent (real DVC in a git clone of the
+repository)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ import yaml
 
 from compressbench.cli import main
 from compressbench.compress.turning_point.scorer import FEATURES, PACKAGED
-from compressbench.pipeline.dvc_yaml import copy_dvc_files, covered, render
+from compressbench.pipeline.dvc_yaml import covered, render
 from compressbench.pipeline.stages import declaration, declarations
 from compressbench.pipeline.stages.turning_point_scorer import SCORER
 
@@ -120,26 +122,22 @@ def test_the_refit_on_sgd_train_is_byte_identical_to_the_shipped_scorer(
 def _dvc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(root / "src")  # the copy's code
+    env["PYTHONPATH"] = str(root / "src")  # the clone's code
     return subprocess.run(
         ["dvc", *args], cwd=root, env=env, capture_output=True, text=True, timeout=600
     )
 
 
 @pytest.mark.slow
-def test_default_dvc_repro_without_sgd_train_skips_the_frozen_stage(tmp_path: Path) -> None:
-    """A copy of the project with no ../shared beside it: DVC builds the graph (no cycle
-    through ``compress/``), reproduces a stage downstream of the frozen one without running or
-    failing on it, and ``dvc status`` flags a hand-edited scorer.json against the lock."""
-    root = tmp_path / "project"  # tmp_path/shared does not exist
-    root.mkdir()
-    copy_dvc_files(REPO, root)
-    assert (root / APART).with_name("dvc.lock").exists()  # a frozen stage's lock travels
-    for name in (".dvcignore", "params.yaml"):
-        shutil.copy(REPO / name, root / name)
-    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    assert subprocess.run(["git", "init", "-q"], cwd=root).returncode == 0
-    assert _dvc(root, "init", "-q").returncode == 0
+def test_default_dvc_repro_without_sgd_train_skips_the_frozen_stage(
+    tmp_path: Path, clone_repo: Callable[[Path], Path]
+) -> None:
+    """A git clone of the repository with no ../shared beside it: DVC builds the graph (no
+    cycle through ``compress/``), reproduces a stage downstream of the frozen one without
+    running or failing on it, and ``dvc status`` flags a hand-edited scorer.json against the
+    lock."""
+    root = clone_repo(tmp_path / "project")  # tmp_path/shared does not exist
+    assert (root / APART).with_name("dvc.lock").exists()  # a frozen stage's lock is committed
     dag = _dvc(root, "dag", "corpora@builtin")
     assert dag.returncode == 0 and "turning_point_scorer" in dag.stdout, dag.stderr
     repro = _dvc(root, "repro", "corpora@builtin")

@@ -1,8 +1,9 @@
-"""``compressbench dvc-yaml``: write ``dvc.yaml`` (and ``pipeline/<stage>/dvc.yaml`` of an
-always-changed stage) from the stage declarations.
+"""``compressbench dvc-yaml``: write ``dvc.yaml`` (and ``pipeline/<stage>/dvc.yaml`` of a stage
+kept apart) from the stage declarations.
 
-``--check`` writes nothing and exits 1 when a file differs from what the declarations give
-(CI and ``tests/test_stage_graph.py`` run it). Either way it first checks every declaration:
+``--check`` writes nothing and exits 1 when a file differs from what the declarations give, or
+a ``pipeline/<stage>/dvc.yaml`` is left that they no longer give (CI and
+``tests/test_stage_graph.py`` run it). Either way it first checks every declaration:
 declared code exists and covers every module the stage imports.
 """
 
@@ -26,6 +27,14 @@ def run(args: argparse.Namespace) -> int:
     if wrong:
         return 1
     files = {Path(args.root) / rel: text for rel, text in render(decls).items()}
+    # a stage that moved back into the root dvc.yaml leaves its folder behind (DVC would then
+    # see two stages writing one output)
+    leftover = sorted(set(Path(args.root).glob("pipeline/*/dvc.yaml")) - set(files))
+    for path in leftover:
+        print(
+            f"compressbench dvc-yaml: {path} is no longer generated; delete its folder",
+            file=sys.stderr,
+        )
     if args.check:
         stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
         for path in stale:
@@ -34,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
                 "run `compressbench dvc-yaml` to regenerate it",
                 file=sys.stderr,
             )
-        if stale:
+        if stale or leftover:
             return 1
         print(f"{len(files)} dvc.yaml files match the stage declarations ({len(decls)} stages)")
         return 0

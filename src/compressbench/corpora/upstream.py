@@ -3,7 +3,8 @@
 Every file is fetched from the pinned commit (``upstream_manifest.json``) and checked against
 its git blob SHA-1 (full id, or the recorded id prefix where only that is known). Files with no
 recorded id are pinned on first download: their sha256 goes into ``SHA256SUMS`` beside them and
-every later run verifies against it (trust on first use; the folder is tracked by ``data.dvc``).
+every later run verifies against it (trust on first use; ``data/sources`` is git-ignored, like
+the pipeline's other data).
 """
 
 from __future__ import annotations

@@ -134,7 +134,9 @@ def stage(
     frozen: bool = False,
 ) -> Callable[[StageFn], StageFn]:
     """Declare and register a stage; the function then sees only its declared params.
-    ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it)."""
+    ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it). Declare ``metrics``
+    cached (a plain path): they sit in git-ignored folders, so ``dvc exp show`` and
+    ``dvc metrics diff`` find another revision's metrics only in the DVC cache."""
     bad = [k for k in over if k not in LOOP_KEYS] + [p for p in params if p not in PARAM_FIELDS]
     if bad:
         raise ValueError(f"stage {name!r}: unknown loop keys or params: {', '.join(bad)}")

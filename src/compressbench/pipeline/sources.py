@@ -1,7 +1,7 @@
 """Where a corpus's dialogues come from: the built-in package data, a local folder in the
 official layout, or the pinned upstream files (downloaded once into ``data/sources`` and
-verified against their git blob ids); and the fingerprint of a source that the pipeline
-checks every run."""
+verified against their git blob ids); and the cheap fingerprint of a source (stage
+corpus_source)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
     over=("dataset",),
     params=("corpora",),
     code=("corpora", "pipeline/sources.py"),
-    deps=(paths.CORPUS_SOURCE,),  # the source's fingerprint, taken every run
+    deps=(paths.CORPUS_SOURCE,),  # the source's fingerprint (stage corpus_source)
     outs=(paths.CORPUS,),
 )
 def stage_corpora(params: Params, dataset: str) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 from compressbench.tpbench.deletion_summary import summarize
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tracking import log_cell, start_pipeline_run
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
     ),
     deps=(paths.DELETION_CONTEXTS, paths.DELETION_ANSWERS, paths.DELETION_ANSWER_STATS),
     outs=(paths.DELETION_SCORES,),
-    metrics=(Out(paths.DELETION_SUMMARY, cache=False),),
+    metrics=(paths.DELETION_SUMMARY,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_deletion_scores(params: Params, dataset: str) -> Path:
     """Score every deletion answer with the P2 scorer; summarise conditions and paired tests.

@@ -51,7 +51,7 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
     ),
     deps=(keep_paths.CASES, keep_paths.COMPRESSED, keep_paths.VERDICTS),
     outs=(Out(keep_paths.FULL_METRICS, cache=False),),
-    metrics=(Out(keep_paths.METRICS, cache=False),),
+    metrics=(keep_paths.METRICS,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_keep_metrics(params: Any) -> Path:
     """Score every (compressor, budget scale) cell from its verdicts; write the compact

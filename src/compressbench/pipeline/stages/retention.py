@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.pipeline.track import log_retention
@@ -67,7 +67,7 @@ def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, 
         "pipeline/stages/rows.py",
     ),
     deps=(paths.CORPUS,),
-    metrics=(Out(paths.RETENTION, cache=False),),
+    metrics=(paths.RETENTION,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_retention(params: Params, dataset: str) -> Path:
     """Reader-free answer retention of every configured method at the retention ratios.

@@ -9,7 +9,7 @@ from compressbench.analysis.aggregate import compact, probe_means
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 from compressbench.tpbench.scoring.answers import score_answer
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
     code=("tpbench/scoring", "analysis/aggregate.py"),
     deps=(paths.ANSWERS,),
     outs=(paths.SCORES,),
-    metrics=(Out(paths.CELL_METRICS, cache=False),),
+    metrics=(paths.CELL_METRICS,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Score every stored answer of a cell with its probe's published scorer.

@@ -7,7 +7,7 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 
@@ -18,12 +18,14 @@ from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, 
     params=(),
     code=("tpbench/transitions.py", "pipeline/stages/rows.py"),
     deps=(paths.CORPUS,),
-    metrics=(Out(paths.TRANSITIONS, cache=False),),
+    metrics=(paths.TRANSITIONS,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_transitions(params: Params, dataset: str) -> Path:
     """Statistics of the corpus's turning points (a DVC metrics file)."""
     rows = corpus_stats(corpus_transitions(read_corpus(dataset)), dataset)
     out = paths.transitions_file(dataset)
-    write_json(out, {"rows": [r.to_row() for r in rows]})
+    # keyed by set name (DVC reads numbers in nested objects, not in lists)
+    by_name = {r.name: {k: v for k, v in r.to_row().items() if k != "name"} for r in rows}
+    write_json(out, by_name)
     print(format_table(rows))
     return out
