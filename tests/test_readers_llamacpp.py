@@ -186,3 +186,27 @@ def test_packaged_model_is_joined_once_and_verified(
     repaired = packaged.resolve("qwen2.5-coder-0.5b-instruct")
     assert repaired.sha256 == first.sha256
     assert sha256_file(repaired.path) == first.sha256
+
+
+def test_reader_tokens_budget_uses_the_gguf_tokenizer(smoke_model: str) -> None:
+    """With a GGUF reader, turning_point's reader-token budget counts the reader's tokens."""
+    from compressbench.compress.costs import token_counter
+    from compressbench.compress.method import Source
+    from compressbench.compress.reader_tokens import full_dialogue_tokens
+    from compressbench.compress.registry import get_method
+    from compressbench.config import ReaderSpec
+    from compressbench.corpora.model import Turn
+    from compressbench.pipeline.reader_factory import reader_tokenizer
+
+    tokenizer = reader_tokenizer(ReaderSpec(backend="llamacpp", model=smoke_model))
+    texts = [
+        "I need a hotel in Paris for two nights, somewhere quiet near the river.",
+        "Which dates would you like?",
+        "From March 3rd. Actually make it March 5th, please.",
+        "Hotel Lutetia has rooms from March 5th for two nights at 240 euros.",
+    ]
+    turns = [Turn(i, "USER" if i % 2 == 0 else "SYSTEM", t) for i, t in enumerate(texts)]
+    comp = get_method("turning_point").compress(Source(turns, key="k", tokenizer=tokenizer), 0.5)
+    full = full_dialogue_tokens(turns, token_counter(tokenizer))
+    assert comp.budget == full // 2
+    assert len(tokenizer(comp.text)) <= comp.budget

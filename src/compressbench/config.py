@@ -18,7 +18,7 @@ import yaml
 from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
 from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
-from compressbench.readers.registry import reader_names
+from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names
 from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
@@ -62,10 +62,6 @@ class ReaderSpec:
     structured: bool = False  # llamacpp: answers constrained to the probe's answer schema
 
 
-# backends that constrain an answer to a JSON Schema (reader.structured)
-STRUCTURED_BACKENDS = ("llamacpp", "openai")
-
-
 @dataclass(frozen=True)
 class TrackingSpec:
     uri: str | None = None
@@ -91,6 +87,7 @@ class DeletionsSpec:
     enabled: bool = True
     seed: int | None = None  # None: the first of `seeds`
     max_new_tokens: int = 128  # the paper's deletion reader setting
+    max_probes: int | None = None  # None: every full-context P2 probe of the seed
 
     def sample_seed(self, seeds: Sequence[int]) -> int:
         """The P2 sample the experiment uses: ``seed``, or the first of ``seeds`` when null."""
@@ -203,6 +200,9 @@ class _Checker:
                 raise self.fail(f"{fieldname}[{i}]", f"write a decimal ({r}.0), got {r}")
         return tuple(self.ratio(r, f"{fieldname}[{i}]") for i, r in enumerate(values))
 
+    def optional_positive(self, value: Any, fieldname: str) -> int | None:
+        return None if value is None else self.positive(value, fieldname)
+
     def positive(self, value: Any, fieldname: str, minimum: int = 1) -> int:
         v = int(self.typed(value, int, fieldname))
         if v < minimum:
@@ -271,9 +271,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
         concurrency=c.positive(get("concurrency"), "reader.concurrency"),
         max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
         n_ctx=c.positive(get("n_ctx"), "reader.n_ctx", minimum=64),
-        n_threads=None
-        if get("n_threads") is None
-        else c.positive(get("n_threads"), "reader.n_threads"),
+        n_threads=c.optional_positive(get("n_threads"), "reader.n_threads"),
         n_gpu_layers=int(c.typed(get("n_gpu_layers"), int, "reader.n_gpu_layers")),
         structured=structured,
     )
@@ -297,6 +295,7 @@ def _deletions(c: _Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
         enabled=c.typed(raw.get("enabled", True), bool, "deletions.enabled"),
         seed=seed,
         max_new_tokens=c.positive(raw.get("max_new_tokens", 128), "deletions.max_new_tokens"),
+        max_probes=c.optional_positive(raw.get("max_probes"), "deletions.max_probes"),
     )
 
 

@@ -22,6 +22,8 @@ _LAZY: dict[str, str] = {
     "vllm": "compressbench.readers.vllm_backend:VLLMReader",
 }
 _FACTORIES: dict[str, ReaderFactory] = {}
+# backends that constrain an answer to a JSON Schema (``reader.structured``)
+STRUCTURED_BACKENDS = ("llamacpp", "openai")
 
 
 def register_reader(name: str, factory: ReaderFactory | None = None) -> Any:

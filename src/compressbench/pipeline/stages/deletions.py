@@ -45,7 +45,8 @@ def stage_deletions(params: Params, dataset: str) -> Path:
 
     Each row is one probe under one condition; its ``meta`` records the removed turns and the
     matched controls with their status (unmatched controls are kept as rows' status, never
-    dropped). ``deletions.enabled: false`` writes an empty file.
+    dropped). ``deletions.enabled: false`` writes an empty file; ``deletions.max_probes`` keeps
+    the first probes of the sample.
     """
     out = paths.fill(paths.DELETION_CONTEXTS, dataset)
     seed = params.deletions.sample_seed(params.seeds)
@@ -56,6 +57,8 @@ def stage_deletions(params: Params, dataset: str) -> Path:
         for probe in read_probes(source):
             if probe.probe_type != "P2" or probe.seed != seed:
                 continue
+            if probes == params.deletions.max_probes:  # the first ones, in sampled order
+                break
             plan, contexts = deletion_contexts(probe, file=str(source))
             probes += 1
             unmatched += plan.control_support is None
