@@ -19,6 +19,7 @@ import yaml
 
 from compressbench.jsonl import read_jsonl
 from compressbench.tracking import read_cells
+from smoke import use_smoke_reader
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -53,6 +54,7 @@ def _write_params(project: Path, **changes: object) -> None:
                     raw[key][sub] = sub_value
         else:
             raw[key] = value
+    use_smoke_reader(raw)
     raw["tracking"]["uri"] = f"sqlite:///{project / 'mlflow.db'}"
     (project / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
 

@@ -29,6 +29,7 @@ import yaml
 from compressbench.pipeline.declare import SRC_PREFIX
 from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
 from compressbench.pipeline.stages import declaration, declarations
+from smoke import use_smoke_reader
 
 pytestmark = pytest.mark.slow
 
@@ -119,6 +120,7 @@ def project(
     params = root / "params.yaml"
     raw = yaml.safe_load(params.read_text(encoding="utf-8"))
     raw.update(SMALL)
+    use_smoke_reader(raw)  # hf: the grid has a KV press
     raw["reader"]["max_new_tokens"] = SHORT_ANSWERS
     raw["tracking"]["uri"] = f"sqlite:///{root / 'mlflow.db'}"
     params.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
