@@ -161,7 +161,9 @@ CASES = [
         "probes --corpus builtin --probes p1,p9 --output o.jsonl",
         ("--probes", "'p9'", "p1, p2, p3"),
     ),
-    bad_params("unknown-backend", "reader.backend", "tgi", "'tgi'", "one of hf, openai, vllm"),
+    bad_params(
+        "unknown-backend", "reader.backend", "tgi", "'tgi'", "one of hf, llamacpp, openai, vllm"
+    ),
     Case(
         "dataset-not-in-params",
         "stage corpora --dataset nope",

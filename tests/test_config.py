@@ -95,7 +95,7 @@ def test_p3_ratio_need_not_be_run_without_p3() -> None:
 def test_reader_backends_come_from_the_registry() -> None:
     raw = _raw()
     raw["reader"]["backend"] = "config_test_reader"
-    with pytest.raises(InputError, match="one of hf, openai, vllm; got 'config_test_reader'"):
+    with pytest.raises(InputError, match="llamacpp, openai, vllm; got 'config_test_reader'"):
         parse_params(raw)
     register_reader("config_test_reader", lambda **kw: None)  # type: ignore[arg-type,return-value]
     try:

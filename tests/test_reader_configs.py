@@ -109,7 +109,8 @@ def test_dry_run_writes_nothing(params_copy: Path, capsys: pytest.CaptureFixture
     config = str(CONFIGS / "llama31_8b_hf_p2.yaml")
     assert main(["use-config", config, "--params", str(params_copy), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert 'would change reader.model: "smollm2" -> "meta-llama/Llama-3.1-8B-Instruct"' in out
+    change = '"qwen2.5-coder-1.5b-instruct" -> "meta-llama/Llama-3.1-8B-Instruct"'
+    assert f"would change reader.model: {change}" in out
     assert params_copy.read_bytes() == snapshot
 
 
