@@ -3,6 +3,7 @@ truncation, the GGUF's chat template, prefix reuse counted; packaged models join
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,7 @@ def test_gguf_tokenizer_counts_like_the_reader(smoke_model: str, reader: Any) ->
 def _fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **fields: Any) -> str:
     monkeypatch.setenv("COMPRESSBENCH_CACHE", str(tmp_path))
     base = packaged.PACKAGED["qwen2.5-coder-0.5b-instruct"]
-    model = packaged.PackagedModel(**{**base.__dict__, "name": "test-model", **fields})
+    model = dataclasses.replace(base, name="test-model", **fields)
     monkeypatch.setitem(packaged.PACKAGED, model.name, model)
     return model.name
 

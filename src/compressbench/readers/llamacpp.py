@@ -193,6 +193,10 @@ class LlamaCppReader:
             "n_gpu_layers": self.n_gpu_layers,  # GPU kernels round differently
         }
 
+    @functools.cached_property
+    def _record(self) -> dict[str, Any]:
+        return self.record()
+
     def record(self) -> dict[str, Any]:
         """What a run records of this reader besides the decoding parameters."""
         return {
@@ -284,7 +288,7 @@ class LlamaCppReader:
     # -- one request ------------------------------------------------------------------------
     def _answer(self, req: ChatRequest) -> Generation:
         start = time.perf_counter()
-        prov = provenance(self, **self.record())
+        prov = provenance(self, **self._record)  # the record is fixed once the model loads
         prov["decoding"]["max_new_tokens"] = req.max_new_tokens
         try:
             ids, bounds = self.prompt_ids(req)
