@@ -211,3 +211,16 @@ def test_probes_cli_needs_one_source(tmp_path: Path, capsys: pytest.CaptureFixtu
         main(["probes", "--output", str(tmp_path / "x.jsonl")])
     assert exc.value.code == 2
     assert "one of the arguments --corpus --released is required" in capsys.readouterr().err
+
+
+@pytest.mark.corpora
+def test_a_smaller_sample_is_part_of_the_larger_one_on_sgd(corpora_dir: Path) -> None:
+    """configs/studies/sgd_cpu_first_pass.yaml relies on it: the probes of n_per_cell 20 are
+    probes of n_per_cell 100 too (same seed), so the first pass's answers serve the study."""
+    from compressbench.corpora.loaders import load_corpus
+
+    pool = candidate_pool(load_corpus("sgd", corpora_dir / "sgd", ["test"]))
+    for sample in (sample_p1, sample_p2, sample_p3):
+        small = {c.probe_id for c in sample(pool, 42, 20)}
+        large = {c.probe_id for c in sample(pool, 42, 100)}
+        assert small and small < large, sample.__name__

@@ -328,3 +328,26 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
     assert "Not run: no `metrics/retention/builtin.json`" in text
     assert "Not run: this pipeline has no deletion stage" in text
     assert "Not judged (judge.enabled is false; see README)." in text
+
+
+def test_structured_output_is_labelled_and_never_mixed_with_free_decoding() -> None:
+    from compressbench.errors import InputError
+    from compressbench.pipeline.stages.report import STRUCTURED_LABEL, decoding_label
+
+    def cells(**structured: bool) -> dict[Any, CellData]:
+        return {
+            ("builtin", method, RATIO): CellData(
+                dataset="builtin",
+                method=method,
+                ratio=RATIO,
+                scores=[],
+                contexts=[],
+                stats={"structured_output": flag},
+            )
+            for method, flag in structured.items()
+        }
+
+    assert decoding_label(cells(full_context=False, recency=False)) == ""
+    assert decoding_label(cells(full_context=True, recency=True)) == STRUCTURED_LABEL
+    with pytest.raises(InputError, match=r"structured: builtin/recency/0\.3\); rerun"):
+        decoding_label(cells(full_context=False, recency=True))

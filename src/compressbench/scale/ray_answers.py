@@ -158,7 +158,9 @@ def run_answers(
                 for cell in cells:
                     reader = ReplayReader(plans[cell].identity, results)
                     run = generate_cached(reader, requests[cell], cache, progress=False)
-                    write_answers(paths.CellFiles(*cell), contexts[cell], reader, run)
+                    write_answers(
+                        paths.CellFiles(*cell), contexts[cell], requests[cell], reader, run
+                    )
     finally:
         for actor in actors:
             ray.kill(actor)

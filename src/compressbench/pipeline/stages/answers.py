@@ -134,7 +134,7 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
     requests = cell_requests(params.reader, contexts)
     reader = cell_reader(build_reader(params.reader), params, method, ratio)
     run = ask_cached(reader, requests)
-    write_answers(cell, contexts, reader, run)
+    write_answers(cell, contexts, requests, reader, run)
     return cell.answers
 
 
@@ -168,9 +168,14 @@ def cell_reader(reader: Reader, params: Params, method: str, ratio: float) -> Re
 
 
 def write_answers(
-    cell: paths.CellFiles, contexts: list[dict[str, Any]], reader: Reader, run: CachedRun
+    cell: paths.CellFiles,
+    contexts: list[dict[str, Any]],
+    requests: list[ChatRequest],
+    reader: Reader,
+    run: CachedRun,
 ) -> None:
-    """Write the cell's answers file (deterministic fields) and its ``.stats.json``."""
+    """Write the cell's answers file (deterministic fields) and its ``.stats.json`` (which
+    says whether the answers were constrained to the probe's schema: a labelled variant)."""
     dataset, method, ratio = cell.dataset, cell.method, cell.ratio
     answer_rows = [
         {
@@ -190,6 +195,7 @@ def write_answers(
     stats = {
         "cell": {"dataset": dataset, "method": method, "ratio": ratio},
         **run_stats(reader, run),
+        "structured_output": any(r.response_schema is not None for r in requests),
         "kv": kv,
         "flops": reader_cell_flops(reader, answer_rows),  # KEEP-Bench App. C.4 accounting
     }

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.analysis.answer_kinds import P2_RULE, KindRule, score_is_one
-from compressbench.analysis.report_model import FIGURES, Findings, ReportInput
+from compressbench.analysis.report_model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.config import Params
+from compressbench.errors import InputError
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.report_inputs import (
@@ -73,6 +74,32 @@ def _metrics(f: Findings) -> dict[str, float]:
     return {k: v for k, v in out.items() if not math.isnan(v)}
 
 
+STRUCTURED_LABEL = (
+    ", structured output (answers constrained to each probe's JSON Schema; the paper decodes"
+    " freely, so compare these numbers only with another structured-output run)"
+)
+
+
+def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
+    """``""`` for the published free decoding, :data:`STRUCTURED_LABEL` for schema-constrained
+    answers; a grid that mixes the two is refused (one table never holds both)."""
+    variants = {bool(cell.stats.get("structured_output")) for cell in cells.values()}
+    if len(variants) > 1:
+        mixed = sorted(
+            f"{c.dataset}/{c.method}/{c.ratio}"
+            for c in cells.values()
+            if c.stats.get("structured_output")
+        )
+        raise InputError(
+            "cells answered with structured output and cells decoded freely cannot share "
+            f"one report (structured: {', '.join(mixed)}); rerun them with one "
+            "reader.structured",
+            file=paths.ANSWER_STATS,
+            field="structured_output",
+        )
+    return STRUCTURED_LABEL if variants == {True} else ""
+
+
 @stage(
     "report",
     params=("datasets", "methods", "ratios", "seeds", "p3_ratio", "tracking", "judge"),
@@ -104,7 +131,7 @@ def stage_report(params: Params) -> Path:
         params.tracking.uri, params.tracking.experiment, cells, params.datasets
     )
     stats = next(iter(cells.values())).stats
-    reader = f"`{stats['backend']}` `{stats['model_id']}`"
+    reader = f"`{stats['backend']}` `{stats['model_id']}`" + decoding_label(cells)
     with start_pipeline_run(
         "tpbench report",
         {
