@@ -19,8 +19,8 @@ from typing import NoReturn
 from compressbench.errors import InputError
 
 # Command name -> the module under compressbench.commands that registers it. Only the module of
-# the command being run is imported (each DVC stage is a CLI call: importing every command's
-# dependencies cost ~0.3 s a call); --help and an unknown command import them all.
+# the command being run is imported (each DVC stage is a CLI call, which should not pay for
+# importing every command's dependencies); --help and an unknown command import them all.
 COMMANDS: dict[str, str] = {
     "rescore": "rescore",
     "transitions": "transitions",

@@ -10,7 +10,6 @@ per candidate sentence, no generation). Dedicated compressors get no prefix amor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from compressbench.errors import InputError
@@ -58,11 +57,6 @@ def cost_from_config(cfg: ConfigFields, formula: str | None = None) -> Any:
     if name not in FORMULAS:
         raise InputError(f"unknown FLOPs formula {name!r}; allowed: {', '.join(sorted(FORMULAS))}")
     return FORMULAS[name](cfg)
-
-
-def cost_from_file(path: str | Path, formula: str | None = None) -> Any:
-    """:func:`cost_from_config` of a ``config.json`` file."""
-    return cost_from_config(ConfigFields.load(path), formula)
 
 
 def recomp_extractive_flops(

@@ -6,7 +6,7 @@ its declared top-level keys; a stage over one loop key becomes a ``foreach``
 stage, over several a ``matrix`` stage. An ``always_changed`` stage (it reads a source outside the
 repository every run) gets a ``dvc.yaml`` of its own under ``pipeline/<stage>/`` (``wdir`` the
 root): DVC rewrites the lock file of a stage that ran, so keeping that lock apart from the big
-``dvc.lock`` keeps a warm ``dvc repro`` fast (4.2 s -> ~2.3 s here). A ``frozen`` stage (it
+``dvc.lock`` keeps a warm ``dvc repro`` from rewriting the big lock. A ``frozen`` stage (it
 reads data the default offline pipeline lacks, e.g. SGD train) is kept apart too, with its
 ``dvc.lock`` committed: ``dvc repro`` skips it, and the lock records the hash of the artefact it
 made. :func:`problems` lists

@@ -108,11 +108,6 @@ def _normalize_str(s: str, dataset: str) -> str:
     return SPACES.sub(" ", text).strip()
 
 
-def normalize_turn(text: str, dataset: str = "") -> str:
-    """Dialogue text goes through the same normaliser as values."""
-    return normalize_value(text, dataset)
-
-
 @lru_cache(maxsize=50_000)
 def _phrase_pattern(needle: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(needle) + r"(?!\w)")

@@ -183,16 +183,6 @@ class PipelineRun:
         values = {safe_key(k): to_float(k, v, self.where) for k, v in metrics.items()}
         guard(self.where, lambda: _log_batches(self.client, self.run_id, metrics=values))
 
-    def log_params(self, params: Mapping[str, Any]) -> None:
-        flat = {safe_key(k): v for k, v in flatten_params(params).items()}
-        check_lengths(flat, {}, self.where)
-        guard(self.where, lambda: _log_batches(self.client, self.run_id, params=flat))
-
-    def set_tags(self, tags: Mapping[str, Any]) -> None:
-        flat = {safe_key(k): as_text(v) for k, v in tags.items()}
-        check_lengths({}, flat, self.where)
-        guard(self.where, lambda: _log_batches(self.client, self.run_id, tags=flat))
-
     def log_artifacts(self, paths: Sequence[str | Path], artifact_path: str | None = None) -> None:
         guard(self.where, lambda: _log_artifacts(self.client, self.run_id, paths, artifact_path))
 

@@ -42,12 +42,6 @@ class KeepSource(Source):
 
     case: KeepCase | None = None
 
-    @property
-    def keep_case(self) -> KeepCase:
-        if self.case is None:
-            raise ValueError(f"source {self.key!r} carries no KEEP case")
-        return self.case
-
 
 def keep_source(case: KeepCase, tokenizer: Any = None) -> KeepSource:
     """The source of ``case``: its sentences, keyed by the case id, with its query."""
