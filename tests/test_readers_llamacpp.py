@@ -211,3 +211,33 @@ def test_reader_tokens_budget_uses_the_gguf_tokenizer(smoke_model: str) -> None:
     full = full_dialogue_tokens(turns, token_counter(tokenizer))
     assert comp.budget == full // 2
     assert len(tokenizer(comp.text)) <= comp.budget
+
+
+def test_each_answer_is_committed_as_it_is_made(tmp_path: Path, reader: Any) -> None:
+    """A run interrupted after two answers (Ctrl-C, a kill between prompts) keeps both in the
+    answer cache; the resumed run computes only the rest."""
+    from compressbench.readers.cache import AnswerCache, generate_cached
+
+    class InterruptedAfterTwo:
+        """The real reader, interrupted when asked for a third answer."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.answered = inner, 0
+            self.name, self.model_id, self.revision = inner.name, inner.model_id, inner.revision
+            self.commit_every = inner.commit_every
+
+        def decoding(self) -> dict[str, Any]:
+            return dict(self.inner.decoding())
+
+        def generate(self, batch: list[ChatRequest]) -> list[Any]:
+            if self.answered == 2:
+                raise KeyboardInterrupt
+            self.answered += len(batch)
+            return list(self.inner.generate(batch))
+
+    asked = requests()
+    with AnswerCache(tmp_path / "answers.sqlite") as cache:
+        with pytest.raises(KeyboardInterrupt):
+            generate_cached(InterruptedAfterTwo(reader), asked, cache, progress=False)
+        resumed = generate_cached(reader, asked, cache, progress=False)
+    assert (resumed.stats.hits, resumed.stats.model_calls) == (2, len(asked) - 2)

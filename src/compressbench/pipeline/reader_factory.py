@@ -48,7 +48,6 @@ def _llamacpp(spec: ReaderSpec) -> dict[str, Any]:
         "n_ctx": spec.n_ctx,
         "n_threads": spec.n_threads,
         "n_gpu_layers": spec.n_gpu_layers,
-        "batch_size": spec.batch_size,
         "max_input_tokens": spec.max_input_tokens,
     }
 

@@ -231,8 +231,9 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def default_commit_every(reader: Reader) -> int:
-    """Batch the reader can use at once: its batch size, else its concurrency, else 8."""
-    for attr in ("batch_size", "concurrency"):
+    """Requests generated and committed together: the reader's own ``commit_every``, else the
+    batch it can use at once (its batch size, else its concurrency), else 8."""
+    for attr in ("commit_every", "batch_size", "concurrency"):
         value = getattr(reader, attr, None)
         if isinstance(value, int) and value > 0:
             return value

@@ -121,12 +121,16 @@ class LlamaCppReader:
     ``n_threads`` (CPU threads; None: llama.cpp's default), ``n_batch`` (tokens per evaluation
     chunk; part of the answer's identity), ``max_input_tokens`` (left truncation), ``seed``
     (recorded; decoding is greedy), ``split_before`` (where the user turn's shared prefix
-    ends; None: no split), ``batch_size`` (requests committed to the answer cache together),
-    ``n_gpu_layers`` (0 on CPU; -1 offloads every layer on a CUDA build), ``reuse_prefix``
-    (False: evaluate every prompt whole; the answers are the same, only slower).
+    ends; None: no split), ``n_gpu_layers`` (0 on CPU; -1 offloads every layer on a CUDA
+    build), ``reuse_prefix`` (False: evaluate every prompt whole; the answers are the same,
+    only slower).
+
+    Prompts are answered one at a time, so each answer is committed to the answer cache as soon
+    as it exists (``commit_every``): a run killed part-way loses only the answer in flight.
     """
 
     name = "llamacpp"
+    commit_every = 1
 
     def __init__(
         self,
@@ -138,7 +142,6 @@ class LlamaCppReader:
         max_input_tokens: int = chat.DEFAULT_MAX_INPUT_TOKENS,
         seed: int = 0,
         split_before: str | None = DEFAULT_SPLIT,
-        batch_size: int = 16,
         n_gpu_layers: int = 0,
         reuse_prefix: bool = True,
     ) -> None:
@@ -148,14 +151,13 @@ class LlamaCppReader:
             raise ReaderUnavailableError(
                 "the llamacpp reader needs llama-cpp-python (pip install -e '.[server]')"
             ) from exc
-        if n_ctx < 64 or n_batch < 1 or batch_size < 1:
-            raise ValueError("n_ctx must be >= 64, n_batch and batch_size >= 1")
+        if n_ctx < 64 or n_batch < 1:
+            raise ValueError("n_ctx must be >= 64 and n_batch >= 1")
         self.path, self.model_id, self.revision, self.model_record = resolve_model(model)
         self.n_ctx, self.n_batch, self.seed = n_ctx, n_batch, seed
         self.n_threads = n_threads or max(1, min(8, os.cpu_count() or 1))
         self.max_input_tokens = max_input_tokens
         self.split_before = split_before
-        self.batch_size = batch_size
         self.n_gpu_layers = n_gpu_layers
         self.reuse_prefix = reuse_prefix  # off: every prompt evaluated whole (same answers)
         self.llm = Llama(
