@@ -60,6 +60,6 @@ def judge_from_args(args: argparse.Namespace) -> Judge:
 def cache_path(args: argparse.Namespace) -> Path:
     if args.cache:
         return Path(args.cache)
-    from compressbench.pipeline.stages.answers import answer_cache_path
+    from compressbench.pipeline import paths
 
-    return answer_cache_path()
+    return paths.answer_cache()

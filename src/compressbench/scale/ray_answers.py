@@ -31,7 +31,7 @@ from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.answers import answer_cache_path, cell_requests, write_answers
+from compressbench.pipeline.stages.answers import cell_requests, write_answers
 from compressbench.readers.base import Generation, Reader
 from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.scale.plan import CellJob, Shard, plan_shards
@@ -149,7 +149,7 @@ def run_answers(
                 strict=True,
             )
         )
-        with AnswerCache(answer_cache_path()) as cache:
+        with AnswerCache(paths.answer_cache()) as cache:
             shards, cached = _plan(cells, jobs, requests, plans, cache)
             began = time.perf_counter()
             results, used = _answer(ActorPool(actors), shards, cache)

@@ -29,11 +29,6 @@ log = logging.getLogger(__name__)
 # Fields of a probe that travel with its context to the answers and scores stages.
 
 
-def answer_cache_path() -> Path:
-    """The answer cache: ``$COMPRESSBENCH_ANSWER_CACHE`` or ``.cache/answers.sqlite``."""
-    return paths.answer_cache()
-
-
 def request_id(row: dict[str, Any]) -> str:
     """Unique id of a probe inside a cell file (a question appears once per probe type/seed)."""
     return f"{row['probe_type']}|{row['seed']}|{row['probe_id']}"
@@ -41,7 +36,7 @@ def request_id(row: dict[str, Any]) -> str:
 
 def ask_cached(reader: Reader, requests: list[ChatRequest]) -> CachedRun:
     """Answers of ``requests`` through the answer cache (only misses are generated)."""
-    with AnswerCache(answer_cache_path()) as cache:
+    with AnswerCache(paths.answer_cache()) as cache:
         return generate_cached(reader, requests, cache)
 
 

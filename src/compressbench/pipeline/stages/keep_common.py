@@ -5,7 +5,6 @@ Not a stage itself (``STAGES`` does not list it): each ``keep_*`` stage declares
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,6 @@ def read_cases(path: str | Path = keep_paths.CASES) -> list[KeepCase]:
         case_from_dict(row, file=str(path), record=f"line {i}")
         for i, row in enumerate(read_jsonl(path), start=1)
     ]
-
-
-def answer_cache_path() -> Path:
-    """The answer cache TPBench uses too: ``$COMPRESSBENCH_ANSWER_CACHE`` or
-    ``.cache/answers.sqlite`` (compressions and verdicts are cached beside answers)."""
-    env = os.environ.get("COMPRESSBENCH_ANSWER_CACHE")
-    return Path(env) if env else Path(".cache") / "answers.sqlite"
 
 
 def read_json(path: str | Path) -> Any:

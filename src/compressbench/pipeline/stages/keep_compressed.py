@@ -14,9 +14,9 @@ from compressbench.keepbench.compressors.base import GenerativeCompressor, keep_
 from compressbench.keepbench.compressors.family import check_keep_method, keep_method
 from compressbench.keepbench.flops_accounting import cell_flops
 from compressbench.keepbench.rate import count_tokens
-from compressbench.pipeline import keep_paths
+from compressbench.pipeline import keep_paths, paths
 from compressbench.pipeline.declare import stage
-from compressbench.pipeline.stages.keep_common import answer_cache_path, read_cases
+from compressbench.pipeline.stages.keep_common import read_cases
 from compressbench.readers.cache import AnswerCache
 
 log = logging.getLogger(__name__)
@@ -109,7 +109,7 @@ def stage_keep_compressed(params: Any) -> Path:
     cases = read_cases()
     out = Path(keep_paths.COMPRESSED)
     shutil.rmtree(out, ignore_errors=True)  # only this run's cells, whatever ran before
-    with AnswerCache(answer_cache_path()) as cache:
+    with AnswerCache(paths.answer_cache()) as cache:
         for name, scale in spec.cells():
             log.info("keep_compressed: %s at budget x%s on %d cases", name, scale, len(cases))
             rows, stats = compress_cell(

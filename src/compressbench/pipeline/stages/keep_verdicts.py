@@ -11,9 +11,9 @@ from typing import Any
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.keepbench.judges.calls import JudgeInput
 from compressbench.keepbench.judges.registry import check_judge, get_judge
-from compressbench.pipeline import keep_paths
+from compressbench.pipeline import keep_paths, paths
 from compressbench.pipeline.declare import stage
-from compressbench.pipeline.stages.keep_common import answer_cache_path, read_cases
+from compressbench.pipeline.stages.keep_common import read_cases
 from compressbench.readers.cache import AnswerCache
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def stage_keep_verdicts(params: Any) -> Path:
     judge = get_judge(spec.judge, **spec.judge_params)
     out = Path(keep_paths.VERDICTS)
     shutil.rmtree(out, ignore_errors=True)
-    with AnswerCache(answer_cache_path()) as cache:
+    with AnswerCache(paths.answer_cache()) as cache:
         for name, scale in spec.cells():
             source = keep_paths.compressed_file(name, scale)
             rows = list(read_jsonl(source))
