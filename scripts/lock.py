@@ -8,7 +8,7 @@ CPython 3.11 on linux x86_64 (the Debian bookworm base: glibc 2.36) and every pi
 distribution carries its sha256, so ``pip install --require-hashes`` installs exactly these
 files. uv does the resolving and hashing; this script only fixes the inputs and writes a header
 with the sha256 of the requirement set it locked (``requirements-sha256``), which ``--check``
-and tests/test_docker_static.py compare with pyproject.toml without any network.
+and tests/project/test_docker_static.py compare with pyproject.toml without any network.
 
 - ``cpu``: the extras ``.ci/run`` installs (``all``); torch is the CPU wheel (``2.13.0+cpu``),
   from this machine's wheel folder (``/opt/wheels``) when it holds one, else from PyTorch's CPU

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import os
 import resource
@@ -55,7 +54,7 @@ def _fill_outputs(root: Path) -> None:
     sys.path.insert(0, str(root / "src"))
     from compressbench.config import load_params
     from compressbench.pipeline.code_hash import write_fingerprint
-    from compressbench.pipeline.declare import LOOP_KEYS
+    from compressbench.pipeline.declare import cells_of
     from compressbench.pipeline.dvc_yaml import fingerprint_stages
     from compressbench.pipeline.stages import declarations
     from compressbench.readers.registry import register_reader
@@ -76,7 +75,7 @@ def _fill_outputs(root: Path) -> None:
     for decl in decls:
         if decl.frozen:  # dvc repro skips it; its output is committed
             continue
-        for cell in itertools.product(*(getattr(params, LOOP_KEYS[k]) for k in decl.over)):
+        for cell in cells_of(decl.over, params):
             decl.run(params, *cell)
 
 

@@ -1,19 +1,21 @@
 """Shared fixtures: where the read-only reference material lives (../shared beside the repo),
-a git clone of the repository for the tests that drive real DVC, a tiny LLMLingua-2 model."""
+a git clone of the repository for the tests that drive real DVC, a tiny LLMLingua-2 model, a
+real llama.cpp server and the deterministic gold-where-visible reader.
+
+The helpers behind them are in ``support/`` (tests/ is on ``sys.path``: pyproject's pytest
+``pythonpath``); tests import helpers from there, never from another test module."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from hotel_dialogue import HOTEL_TEXTS
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
+from support.hotel_dialogue import HOTEL_TEXTS
+from support.paths import REPO_ROOT, SHARED
 
 
 def _require(path: Path) -> Path:
@@ -149,3 +151,26 @@ def tiny_llmlingua2(tmp_path_factory: pytest.TempPathFactory) -> str:
     torch.manual_seed(0)
     XLMRobertaForTokenClassification(config).save_pretrained(model_dir)
     return str(model_dir)
+
+
+# -- a real llama.cpp server, the gold-where-visible reader -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[str]:
+    """The ``/v1`` base URL of a real ``llama_cpp.server`` on SmolLM2-135M (one per module;
+    skipped when llama-cpp-python[server] is not installed)."""
+    from support.llama_server import serve_smollm2
+
+    yield from serve_smollm2()
+
+
+@pytest.fixture()
+def gold_reader() -> Iterator[str]:
+    """:class:`support.gold_reader.GoldWhereVisibleReader` registered for the test; its name."""
+    from compressbench.readers.registry import register_reader, unregister_reader
+    from support.gold_reader import GoldWhereVisibleReader
+
+    register_reader(GoldWhereVisibleReader.name, GoldWhereVisibleReader)
+    yield GoldWhereVisibleReader.name
+    unregister_reader(GoldWhereVisibleReader.name)

@@ -10,19 +10,19 @@ import yaml
 from compressbench.config import load_params, parse_params
 from compressbench.errors import InputError
 from compressbench.readers.registry import register_reader, unregister_reader
-
-REPO = Path(__file__).resolve().parents[1]
+from support.paths import REPO_ROOT
 
 
 def _raw() -> dict:
-    return yaml.safe_load((REPO / "params.yaml").read_text())
+    return yaml.safe_load((REPO_ROOT / "params.yaml").read_text())
 
 
 def test_shipped_params_load() -> None:
-    p = load_params(REPO / "params.yaml")
+    p = load_params(REPO_ROOT / "params.yaml")
     assert p.datasets == ("builtin",)
     assert p.corpus("builtin").source == "builtin"
-    assert p.reader.max_new_tokens == {"p1": 96, "p2": 96, "p3": 128}
+    assert p.reader.max_new_tokens == {"P1": 96, "P2": 96, "P3": 128}
+    assert p.probes == ("P1", "P2", "P3")
     assert p.reader.max_input_tokens == 7168
     assert "full_context" in p.methods
 
@@ -37,7 +37,13 @@ def test_shipped_params_load() -> None:
         (lambda r: r["reader"].update(batch_size=0), "reader.batch_size", ">= 1"),
         (lambda r: r["reader"].update(backend="tgi"), "reader.backend", "one of"),
         (lambda r: r["reader"].update(colour="red"), "reader", "unknown key"),
-        (lambda r: r["reader"]["max_new_tokens"].pop("p3"), "reader.max_new_tokens.p3", "missing"),
+        (lambda r: r["reader"]["max_new_tokens"].pop("P3"), "reader.max_new_tokens.P3", "missing"),
+        (
+            lambda r: r["reader"]["max_new_tokens"].update(p3=64),
+            "reader.max_new_tokens.p3",
+            "P3 given twice",
+        ),
+        (lambda r: r.update(probes=["P1", "p4"]), "probes[1]", "one of P1, P2, P3 (case ignored)"),
         (lambda r: r["corpora"]["sgd"].pop("path"), "corpora.sgd.path", "expected str"),
         (lambda r: r.pop("methods"), "methods", "missing"),
         (lambda r: r.update(render="fancy"), "render", "one of"),
@@ -58,7 +64,7 @@ def test_shipped_params_load() -> None:
         ),
         (lambda r: r["reader"].update(base_url=["x"]), "reader.base_url", "expected str"),
         (lambda r: r["reader"].update(max_retries=-1), "reader.max_retries", ">= 0"),
-        (lambda r: r["reader"]["max_new_tokens"].update(p4=8), "reader.max_new_tokens", "p4"),
+        (lambda r: r["reader"]["max_new_tokens"].update(p4=8), "reader.max_new_tokens.p4", "p4"),
         (lambda r: r["tracking"].update(uri=5), "tracking.uri", "expected str"),
         (lambda r: r["tracking"].update(experiment=" "), "tracking.experiment", "empty"),
         (lambda r: r["tracking"].update(run="x"), "tracking", "allowed: experiment, uri"),
@@ -86,6 +92,16 @@ def test_missing_and_invalid_files(tmp_path: Path) -> None:
         load_params(bad)
 
 
+def test_probe_names_are_matched_ignoring_case() -> None:
+    """A params file may write p1 or P1: every stage sees the one name, P1."""
+    raw = yaml.safe_load((REPO_ROOT / "params.yaml").read_text(encoding="utf-8"))
+    raw["probes"] = ["p3", "P1"]
+    raw["reader"]["max_new_tokens"] = {"p1": 80, "P2": 90, "p3": 100}
+    p = parse_params(raw)
+    assert p.probes == ("P3", "P1")
+    assert p.reader.max_new_tokens == {"P1": 80, "P2": 90, "P3": 100}
+
+
 def test_p3_ratio_need_not_be_run_without_p3() -> None:
     raw = _raw()
     raw.update(probes=["p1", "p2"], p3_ratio=0.7)
@@ -105,7 +121,7 @@ def test_reader_backends_come_from_the_registry() -> None:
 
 
 def test_check_cell_names_the_parameter_and_allowed_values() -> None:
-    p = load_params(REPO / "params.yaml")
+    p = load_params(REPO_ROOT / "params.yaml")
     p.check_cell(dataset="builtin", method="recency", ratio=0.3)
     for kwargs, field, allowed in [
         ({"dataset": "sgd"}, "datasets", "allowed: builtin"),

@@ -11,9 +11,9 @@ import yaml
 
 from compressbench.cli import main
 from compressbench.config import load_params
+from support.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
-CONFIGS = REPO / "configs" / "readers"
+CONFIGS = REPO_ROOT / "configs" / "readers"
 LLAMA = ("meta-llama/Llama-3.1-8B-Instruct", "0e9e39f249a16976918f6564b8830bc894c89659")
 MISTRAL_REVISION = "c170c708c41dac9275d15a8fff4eca08d52bab71"
 SELECTORS = [
@@ -31,16 +31,16 @@ SELECTORS = [
 # spec §6, per comparison: probes, backend, attention (hf only), new tokens of those probes,
 # batch size (P1 batched by 8, P2/P3 serial; vLLM batches itself).
 SPEC: dict[str, dict[str, Any]] = {
-    "llama31_8b_hf_p1": dict(probes=["p1"], backend="hf", attn="eager", new={"p1": 96}, batch=8),
-    "llama31_8b_hf_p2": dict(probes=["p2"], backend="hf", attn="eager", new={"p2": 96}, batch=1),
-    "llama31_8b_hf_p3": dict(probes=["p3"], backend="hf", attn="sdpa", new={"p3": 128}, batch=1),
-    "llama31_8b_hf_kv": dict(probes=["p2"], backend="hf", attn="sdpa", new={"p2": 96}, batch=1),
+    "llama31_8b_hf_p1": dict(probes=["P1"], backend="hf", attn="eager", new={"P1": 96}, batch=8),
+    "llama31_8b_hf_p2": dict(probes=["P2"], backend="hf", attn="eager", new={"P2": 96}, batch=1),
+    "llama31_8b_hf_p3": dict(probes=["P3"], backend="hf", attn="sdpa", new={"P3": 128}, batch=1),
+    "llama31_8b_hf_kv": dict(probes=["P2"], backend="hf", attn="sdpa", new={"P2": 96}, batch=1),
     "llama31_8b_vllm": dict(
-        probes=["p1", "p2", "p3"], backend="vllm", new={"p1": 96, "p2": 96, "p3": 128}
+        probes=["P1", "P2", "P3"], backend="vllm", new={"P1": 96, "P2": 96, "P3": 128}
     ),
-    "mistral7b_hf_p2": dict(probes=["p2"], backend="hf", attn="sdpa", new={"p2": 128}, batch=1),
-    "mistral7b_hf_p3": dict(probes=["p3"], backend="hf", attn="eager", new={"p3": 128}, batch=1),
-    "mistral7b_vllm": dict(probes=["p2", "p3"], backend="vllm", new={"p2": 128, "p3": 128}),
+    "mistral7b_hf_p2": dict(probes=["P2"], backend="hf", attn="sdpa", new={"P2": 128}, batch=1),
+    "mistral7b_hf_p3": dict(probes=["P3"], backend="hf", attn="eager", new={"P3": 128}, batch=1),
+    "mistral7b_vllm": dict(probes=["P2", "P3"], backend="vllm", new={"P2": 128, "P3": 128}),
 }
 
 
@@ -73,7 +73,7 @@ def test_config_has_the_spec_settings(name: str) -> None:
 @pytest.fixture()
 def params_copy(tmp_path: Path) -> Path:
     target = tmp_path / "params.yaml"
-    shutil.copy(REPO / "params.yaml", target)
+    shutil.copy(REPO_ROOT / "params.yaml", target)
     return target
 
 

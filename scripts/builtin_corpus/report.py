@@ -4,8 +4,9 @@
     python scripts/builtin_corpus/report.py -v    # plus every change event of every dialogue
 
 Event flags: ``F`` final, ``2`` P2-eligible, ``3`` P3-eligible, ``A`` alias-equivalent,
-``T`` new value in the text (``!`` when not). Uses ``tests/corpus_stats.py``, the same counting
-that ``tests/test_builtin_corpus.py`` pins; run ``build.py`` first so it reads fresh data.
+``T`` new value in the text (``!`` when not). Uses ``tests/support/corpus_stats.py``, the same
+counting that ``tests/corpora/test_builtin_corpus.py`` pins; run ``build.py`` first so it reads
+fresh data.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verbose = "-v" in argv
     sys.path[:0] = [str(REPO_ROOT / "src"), str(REPO_ROOT / "tests")]
     from compressbench.corpora.loaders import load_corpus
-    from corpus_stats import change_events, corpus_stats
+    from support.corpus_stats import change_events, corpus_stats
 
     ds = list(load_corpus("builtin"))
     p2 = p3 = ev = 0

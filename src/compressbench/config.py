@@ -8,7 +8,7 @@ registered at run time (an in-process test reader) is valid.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -18,11 +18,13 @@ import yaml
 from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
 from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
+from compressbench.params_check import Checker
+from compressbench.readers.hf import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
 from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names
 from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
+from compressbench.tpbench.probe_names import PIPELINE_PROBES, canonical_probe
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
-PROBES = ("p1", "p2", "p3")
 RENDERS = ("published", "markers")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 ATTN_IMPLEMENTATIONS = ("eager", "sdpa", "flash_attention_2", "flash_attention_3", "flex_attention")
@@ -49,10 +51,10 @@ class ReaderSpec:
     model: str = "smollm2"
     revision: str | None = None  # Hub revision (commit) of `model`; None: the default branch
     dtype: str = "float32"
-    attn_implementation: str = "eager"
-    batch_size: int = 8
+    attn_implementation: str = DEFAULT_ATTN_IMPLEMENTATION
+    batch_size: int = DEFAULT_BATCH_SIZE
     max_input_tokens: int = 7168
-    max_new_tokens: dict[str, int] = field(default_factory=lambda: {"p1": 96, "p2": 96, "p3": 128})
+    max_new_tokens: dict[str, int] = field(default_factory=lambda: {"P1": 96, "P2": 96, "P3": 128})
     base_url: str | None = None
     concurrency: int = 4
     max_retries: int = 6
@@ -116,13 +118,23 @@ class Params:
     source: str = "params.yaml"
 
     def check_cell(
-        self, dataset: str | None = None, method: str | None = None, ratio: float | None = None
+        self,
+        dataset: str | None = None,
+        method: str | None = None,
+        ratio: float | None = None,
+        compressor: str | None = None,
     ) -> None:
         """Raise InputError unless each given value is one of the pipeline's (``datasets``,
-        ``methods``, ``ratios``); the message names the parameter and its allowed values."""
-        given = {"datasets": dataset, "methods": method, "ratios": ratio}
+        ``methods``, ``ratios``, KEEP compressors); the message names the parameter and its
+        allowed values."""
+        given = {
+            "datasets": dataset,
+            "methods": method,
+            "ratios": ratio,
+            "keepbench.compressors": compressor,
+        }
         for key, value in given.items():
-            allowed = getattr(self, key)
+            allowed = list(self.keepbench.compressors) if "." in key else getattr(self, key)
             if value is not None and value not in allowed:
                 raise InputError(
                     f"{value!r} is not in {key}; allowed: {', '.join(map(str, allowed))}",
@@ -141,80 +153,13 @@ class Params:
             ) from None
 
 
-class _Checker:
-    """Small helpers that raise InputError naming params.yaml and the dotted field."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, fieldname: str, message: str) -> InputError:
-        return InputError(message, file=self.source, field=fieldname)
-
-    def typed(self, value: Any, kind: type | tuple[type, ...], fieldname: str) -> Any:
-        if isinstance(value, bool) and kind in (int, float, (int, float)):
-            raise self.fail(fieldname, f"expected a number, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.fail(fieldname, f"expected {_kind_name(kind)}, got {value!r}")
-        return value
-
-    def optional_str(self, value: Any, fieldname: str) -> str | None:
-        return None if value is None else str(self.typed(value, str, fieldname))
-
-    def choice(self, value: Any, choices: Sequence[str], fieldname: str) -> str:
-        if value not in choices:
-            raise self.fail(fieldname, f"must be one of {', '.join(choices)}; got {value!r}")
-        return str(value)
-
-    def mapping(self, raw: Any, allowed: Iterable[str], fieldname: str) -> dict[str, Any]:
-        """``raw`` as a mapping (null: empty) holding only ``allowed`` keys."""
-        raw = {} if raw is None else self.typed(raw, dict, fieldname)
-        unknown = sorted(str(k) for k in set(raw) - set(allowed))
-        if unknown:
-            raise self.fail(
-                fieldname,
-                f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
-            )
-        return dict(raw)
-
-    def items(self, value: Any, kind: type | tuple[type, ...], fieldname: str) -> tuple[Any, ...]:
-        """A non-empty list of ``kind`` values without repeats."""
-        self.typed(value, list, fieldname)
-        if not value:
-            raise self.fail(fieldname, "must not be empty")
-        out = tuple(self.typed(v, kind, f"{fieldname}[{i}]") for i, v in enumerate(value))
-        for i, v in enumerate(out):
-            if v in out[:i]:
-                raise self.fail(f"{fieldname}[{i}]", f"{v!r} is listed twice")
-        return out
-
-    def ratio(self, value: Any, fieldname: str) -> float:
-        r = float(self.typed(value, (int, float), fieldname))
-        if not 0.0 < r <= 1.0:
-            raise self.fail(fieldname, f"a retained fraction must be in (0, 1]; got {value!r}")
-        return r
-
-    def ratios(self, value: Any, fieldname: str) -> tuple[float, ...]:
-        values = self.items(value, (int, float), fieldname)
-        for i, r in enumerate(values):
-            if type(r) is int:  # DVC names the cell `-1` while its files are named `1.0`
-                raise self.fail(f"{fieldname}[{i}]", f"write a decimal ({r}.0), got {r}")
-        return tuple(self.ratio(r, f"{fieldname}[{i}]") for i, r in enumerate(values))
-
-    def optional_positive(self, value: Any, fieldname: str) -> int | None:
-        return None if value is None else self.positive(value, fieldname)
-
-    def positive(self, value: Any, fieldname: str, minimum: int = 1) -> int:
-        v = int(self.typed(value, int, fieldname))
-        if v < minimum:
-            raise self.fail(fieldname, f"must be >= {minimum}; got {value!r}")
-        return v
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    if kind == (int, float):
-        return "a number"
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)
+def _probe(c: Checker, value: Any, fieldname: str) -> str:
+    """A pipeline probe type's name, case ignored (``p1`` -> ``P1``)."""
+    found = canonical_probe(value)
+    if found is None:
+        allowed = ", ".join(PIPELINE_PROBES)
+        raise c.fail(fieldname, f"must be one of {allowed} (case ignored); got {value!r}")
+    return found
 
 
 def _keys(spec: type) -> tuple[str, ...]:
@@ -222,7 +167,7 @@ def _keys(spec: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(spec))
 
 
-def _corpus(c: _Checker, name: str, raw: Any) -> CorpusSpec:
+def _corpus(c: Checker, name: str, raw: Any) -> CorpusSpec:
     where = f"corpora.{name}"
     c.typed(raw, dict, where)
     source = c.choice(raw.get("source"), CORPUS_SOURCES, f"{where}.source")
@@ -238,13 +183,19 @@ def _corpus(c: _Checker, name: str, raw: Any) -> CorpusSpec:
     return CorpusSpec(name=name, source=source, loader=loader, path=path, splits=split_tuple)
 
 
-def _reader(c: _Checker, raw: Any) -> ReaderSpec:
+def _reader(c: Checker, raw: Any) -> ReaderSpec:
     default = ReaderSpec()
     raw = c.mapping(raw, _keys(ReaderSpec), "reader")
-    new_tokens = c.mapping(
-        raw.get("max_new_tokens", default.max_new_tokens), PROBES, "reader.max_new_tokens"
+    new_tokens: dict[str, Any] = {}
+    raw_tokens = c.typed(
+        raw.get("max_new_tokens", default.max_new_tokens), dict, "reader.max_new_tokens"
     )
-    for probe in PROBES:
+    for key, value in raw_tokens.items():
+        probe = _probe(c, key, f"reader.max_new_tokens.{key}")
+        if probe in new_tokens:
+            raise c.fail(f"reader.max_new_tokens.{key}", f"{probe} given twice")
+        new_tokens[probe] = value
+    for probe in PIPELINE_PROBES:
         if probe not in new_tokens:
             raise c.fail(f"reader.max_new_tokens.{probe}", "missing")
         c.positive(new_tokens[probe], f"reader.max_new_tokens.{probe}")
@@ -266,7 +217,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
         ),
         batch_size=c.positive(get("batch_size"), "reader.batch_size"),
         max_input_tokens=c.positive(get("max_input_tokens"), "reader.max_input_tokens"),
-        max_new_tokens={p: int(new_tokens[p]) for p in PROBES},
+        max_new_tokens={p: int(new_tokens[p]) for p in PIPELINE_PROBES},
         base_url=c.optional_str(get("base_url"), "reader.base_url"),
         concurrency=c.positive(get("concurrency"), "reader.concurrency"),
         max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
@@ -277,7 +228,7 @@ def _reader(c: _Checker, raw: Any) -> ReaderSpec:
     )
 
 
-def _retention(c: _Checker, raw: Any) -> RetentionSpec:
+def _retention(c: Checker, raw: Any) -> RetentionSpec:
     raw = c.mapping(raw, _keys(RetentionSpec), "retention")
     methods = raw.get("methods")
     return RetentionSpec(
@@ -286,7 +237,7 @@ def _retention(c: _Checker, raw: Any) -> RetentionSpec:
     )
 
 
-def _deletions(c: _Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
+def _deletions(c: Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
     raw = c.mapping(raw, _keys(DeletionsSpec), "deletions")
     seed = raw.get("seed")
     if seed is not None and c.typed(seed, int, "deletions.seed") not in seeds:
@@ -299,7 +250,7 @@ def _deletions(c: _Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
     )
 
 
-def _tracking(c: _Checker, raw: Any) -> TrackingSpec:
+def _tracking(c: Checker, raw: Any) -> TrackingSpec:
     raw = c.mapping(raw, _keys(TrackingSpec), "tracking")
     experiment = c.typed(raw.get("experiment", TrackingSpec.experiment), str, "tracking.experiment")
     if not experiment.strip():
@@ -307,7 +258,7 @@ def _tracking(c: _Checker, raw: Any) -> TrackingSpec:
     return TrackingSpec(uri=c.optional_str(raw.get("uri"), "tracking.uri"), experiment=experiment)
 
 
-def _method_params(c: _Checker, raw: Any) -> dict[str, dict[str, Any]]:
+def _method_params(c: Checker, raw: Any) -> dict[str, dict[str, Any]]:
     raw = {} if raw is None else c.typed(raw, dict, "method_params")
     out = {}
     for name, mp in raw.items():
@@ -317,7 +268,7 @@ def _method_params(c: _Checker, raw: Any) -> dict[str, dict[str, Any]]:
 
 def parse_params(raw: Any, source: str = "params.yaml") -> Params:
     """Validate a loaded params mapping into :class:`Params`."""
-    c = _Checker(source)
+    c = Checker(source)
     raw = c.mapping(raw, [k for k in _keys(Params) if k != "source"], "(top level)")
     for key in ("corpora", "datasets", "methods"):
         if key not in raw:
@@ -333,12 +284,11 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
                 f"datasets[{i}]",
                 f"{name!r} is not defined under corpora (defined: {', '.join(corpora)})",
             )
-    probes = c.items(raw.get("probes", list(PROBES)), str, "probes")
-    for i, p in enumerate(probes):
-        c.choice(p, PROBES, f"probes[{i}]")
+    raw_probes = c.items(raw.get("probes", list(PIPELINE_PROBES)), str, "probes")
+    probes = tuple(_probe(c, p, f"probes[{i}]") for i, p in enumerate(raw_probes))
     ratios = c.ratios(raw.get("ratios", [0.3]), "ratios")
     p3_ratio = c.ratio(raw.get("p3_ratio", 0.3), "p3_ratio")
-    if "p3" in probes and p3_ratio not in ratios:
+    if "P3" in probes and p3_ratio not in ratios:
         raise c.fail(
             "p3_ratio",
             f"P3 is built only at p3_ratio, which must be one of ratios "

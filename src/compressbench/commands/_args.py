@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-PROBE_TYPES = ("P1", "P2", "P3")
 _bad = argparse.ArgumentTypeError
 
 
@@ -64,12 +63,21 @@ positive_int = int_at_least(1)
 non_negative_int = int_at_least(0)  # a seed, a count of retries or tokens
 
 
-def probe_type(text: str) -> str:
-    """``p1``/``P1`` ... -> ``P1``."""
-    value = text.strip().upper()
-    if value not in PROBE_TYPES:
-        raise _bad(f"unknown probe {text!r}; allowed: p1, p2, p3")
-    return value
+def probe_type_of(*, pipeline: bool) -> Callable[[str], str]:
+    """argparse type: a registered probe type's name, case ignored (``p1`` -> ``P1``);
+    ``pipeline``: only the probe types the pipeline samples."""
+    from compressbench.tpbench.probe_types import get_probe_type
+
+    def parse(text: str) -> str:
+        try:
+            return get_probe_type(text.strip(), pipeline=pipeline).name
+        except KeyError as exc:
+            raise _bad(exc.args[0]) from None
+
+    return parse
+
+
+probe_type = probe_type_of(pipeline=True)
 
 
 def output_file(text: str) -> str:

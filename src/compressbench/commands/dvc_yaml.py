@@ -3,7 +3,7 @@ kept apart) from the stage declarations.
 
 ``--check`` writes nothing and exits 1 when a file differs from what the declarations give, or
 a ``pipeline/<stage>/dvc.yaml`` is left that they no longer give (CI and
-``tests/test_stage_graph.py`` run it). Either way it first checks every declaration:
+``tests/pipeline/test_stage_graph.py`` run it). Either way it first checks every declaration:
 declared code exists and covers every module the stage imports.
 """
 

@@ -19,13 +19,8 @@ from compressbench.commands._args import (
 from compressbench.corpora.loaders import load_corpus
 from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
-from compressbench.tpbench.probes import (
-    DEFAULT_N,
-    ProbeRecord,
-    build_probes,
-    candidate_pool,
-    cells,
-)
+from compressbench.tpbench.candidates import candidate_pool
+from compressbench.tpbench.probes import DEFAULT_N, ProbeRecord, build_probes, cells
 from compressbench.tpbench.released import read_released, released_probes
 
 log = logging.getLogger(__name__)

@@ -6,8 +6,9 @@ import argparse
 import logging
 from typing import Any
 
-from compressbench.commands._args import output_file
-from compressbench.tpbench.scoring.rescore import PROBES, rescore_file
+from compressbench.commands._args import output_file, probe_type_of
+from compressbench.tpbench.probe_types import PROBE_TYPES
+from compressbench.tpbench.scoring.rescore import rescore_file
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,13 @@ def register(subparsers: Any) -> None:
             "reference (p3: reference_goal, reference_value); writes each row plus 'scores'."
         ),
     )
-    p.add_argument("--probe", required=True, choices=sorted(PROBES))
+    p.add_argument(
+        "--probe",
+        required=True,
+        type=probe_type_of(pipeline=False),
+        metavar="{" + ",".join(PROBE_TYPES) + "}",
+        help="probe type (case ignored)",
+    )
     p.add_argument("--input", required=True, help="input JSONL (.gz ok)")
     p.add_argument(
         "--output", required=True, type=output_file, help="output JSONL (written atomically)"

@@ -37,4 +37,5 @@ def register(sub: Any) -> None:
     p.add_argument("--dataset", help="corpus name from params.yaml `datasets`")
     p.add_argument("--method", help="compressor name from params.yaml `methods`")
     p.add_argument("--ratio", type=ratio, help="retained fraction r")
+    p.add_argument("--compressor", help="KEEP compressor name from params.yaml `keepbench`")
     p.set_defaults(func=run)

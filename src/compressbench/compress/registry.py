@@ -12,7 +12,6 @@ sentences: ``Family.units``).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from compressbench.compress.press_method import PressMethod
 from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.turning_point import TurningPointMethod
 from compressbench.errors import InputError
+from compressbench.registry import signature_parameters
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,6 @@ class Family:
     units: str = "dialogue_turns"  # what Source.units hold ("sentences": KEEP-Bench cases)
 
 
-def _init_parameters(factory: Callable[..., Any], skip: int = 0) -> tuple[str, ...]:
-    params = list(inspect.signature(factory).parameters.values())[skip:]
-    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-
-
 def _selector_entry(name: str) -> MethodEntry | None:
     factory = selectors.SELECTORS.get(name)
     if factory is None:
@@ -61,7 +56,7 @@ def _selector_entry(name: str) -> MethodEntry | None:
     def build(params: dict[str, Any]) -> Method:
         return SelectorMethod(name, selectors.get_selector(name, **params), dict(params))
 
-    return MethodEntry(name, "turn_selector", _init_parameters(factory), build)
+    return MethodEntry(name, "turn_selector", signature_parameters(factory), build)
 
 
 def _press_entry(name: str, parameters: tuple[str, ...], default_mode: str) -> MethodEntry:
@@ -93,7 +88,7 @@ def _span_entry(name: str) -> MethodEntry | None:
     return MethodEntry(
         name,
         "span_selector",
-        _init_parameters(TurningPointMethod, skip=1),
+        signature_parameters(TurningPointMethod, skip=1),
         lambda params: TurningPointMethod(name, **params),
         TurningPointMethod.CHOICES,
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +29,42 @@ from compressbench.pipeline.params_view import PARAM_FIELDS, ParamsView
 
 StageFn = Callable[..., Path]
 
-# Loop keys of a stage -> the params.yaml list each one runs over (and its CLI option).
-LOOP_KEYS: dict[str, str] = {"dataset": "datasets", "method": "methods", "ratio": "ratios"}
+# Loop keys of a stage -> the params.yaml list (or mapping: its keys) each one runs over, and
+# the stage's CLI option. A stage over a mapping runs over that one key (a DVC ``foreach``).
+LOOP_KEYS: dict[str, str] = {
+    "dataset": "datasets",
+    "method": "methods",
+    "ratio": "ratios",
+    "compressor": "keepbench.compressors",
+}
+MAPPING_LOOPS = frozenset({"compressor"})
+
+
+def loop_values(params: Any, key: str) -> list[Any]:
+    """The values loop key ``key`` runs over in ``params`` (a mapping's keys, in order)."""
+    value = params
+    for part in LOOP_KEYS[key].split("."):
+        value = getattr(value, part)
+    return list(value)
+
+
+def cells_of(over: tuple[str, ...], params: Any) -> list[tuple[Any, ...]]:
+    """Every cell of a stage over ``over``: the product of its loop keys' values."""
+    return list(itertools.product(*(loop_values(params, k) for k in over)))
+
+
+def param_head(key: str) -> str:
+    """The top-level ``params.yaml`` key of a declared param: ``keepbench.budgets`` -> keepbench."""
+    return key.split(".", 1)[0]
+
 
 # Code every stage runs: the parameter model, errors, JSONL I/O, paths, this runner and the
 # stage registry. config.py checks names against the corpus, reader and method registries, so
 # those packages (and the text helpers they use) are code of every stage too.
 BASE_CODE: tuple[str, ...] = (
     "config.py",
+    "params_check.py",
+    "registry.py",
     "errors.py",
     "jsonl.py",
     "corpora",
@@ -48,6 +77,17 @@ BASE_CODE: tuple[str, ...] = (
     "pipeline/stages/__init__.py",
     "keepbench/pipeline_spec.py",
     "tpbench/judge/spec.py",
+    "tpbench/probe_names.py",
+)
+
+# TPBench's probe types (samplers, golds, prompts' questions, scorers) and the modules they read:
+# code of every stage that samples, asks or scores probes.
+PROBE_TYPE_CODE: tuple[str, ...] = (
+    "tpbench/probe_types",
+    "tpbench/candidates.py",
+    "tpbench/transitions.py",
+    "tpbench/goals.py",
+    "tpbench/scoring",
 )
 
 # Every params.yaml key TPBench reads (KEEP-Bench's block and the P1 judge's have their own stages).
@@ -137,14 +177,18 @@ def stage(
     ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it). Declare ``metrics``
     cached (a plain path): they sit in git-ignored folders, so ``dvc exp show`` and
     ``dvc metrics diff`` find another revision's metrics only in the DVC cache."""
-    bad = [k for k in over if k not in LOOP_KEYS] + [p for p in params if p not in PARAM_FIELDS]
+    bad = [k for k in over if k not in LOOP_KEYS]
+    bad += [p for p in params if param_head(p) not in PARAM_FIELDS]
+    if len(over) > 1 and MAPPING_LOOPS & set(over):
+        bad += [f"{'/'.join(over)} (a mapping loop runs alone)"]
     if bad:
         raise ValueError(f"stage {name!r}: unknown loop keys or params: {', '.join(bad)}")
+    heads = tuple(dict.fromkeys(param_head(p) for p in params))
 
     def deco(fn: StageFn) -> StageFn:
         @functools.wraps(fn)
         def run(p: Any, *args: Any, **kwargs: Any) -> Path:
-            return fn(ParamsView(p, params, name), *args, **kwargs)
+            return fn(ParamsView(p, heads, name), *args, **kwargs)
 
         own = _module_path(fn.__module__)
         decl = StageDecl(

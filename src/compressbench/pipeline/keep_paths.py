@@ -1,7 +1,7 @@
 """Where the KEEP-Bench stages write (relative to the repo root), beside TPBench's ``paths``.
 
-Stages run every (compressor, budget scale) cell inside one DVC stage each, so the stage
-outputs are folders and a cell is a file in them.
+The compression and judge stages run one DVC cell per compressor (every budget scale of it):
+a cell's output is the compressor's folder, a budget scale a file in it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from pathlib import Path
 CASES = "data/keepbench/cases.jsonl"
 COMPRESSED = "data/keepbench/compressed"
 VERDICTS = "data/keepbench/verdicts"
+COMPRESSED_CELL = COMPRESSED + "/{compressor}"
+VERDICTS_CELL = VERDICTS + "/{compressor}"
 METRICS = "metrics/keepbench.json"  # compact, what `dvc metrics show` prints
 FULL_METRICS = "reports/keepbench_full.json"  # every number of every cell
 REPORT = "reports/keepbench.md"
@@ -31,8 +33,8 @@ def compressed_stats(compressor: str, scale: float) -> Path:
 
 
 def verdicts_file(judge: str, compressor: str, scale: float) -> Path:
-    return Path(VERDICTS) / judge / compressor / f"{budget_name(scale)}.jsonl"
+    return Path(VERDICTS) / compressor / judge / f"{budget_name(scale)}.jsonl"
 
 
 def verdict_stats(judge: str, compressor: str, scale: float) -> Path:
-    return Path(VERDICTS) / judge / compressor / f"{budget_name(scale)}.stats.json"
+    return Path(VERDICTS) / compressor / judge / f"{budget_name(scale)}.stats.json"

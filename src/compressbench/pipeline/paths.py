@@ -45,10 +45,16 @@ def ratio_name(ratio: float) -> str:
     return repr(float(ratio))
 
 
-def fill(template: str, dataset: str = "", method: str = "", ratio: float | None = None) -> Path:
-    """A template's path for one dataset (and method, ratio)."""
+def fill(
+    template: str,
+    dataset: str = "",
+    method: str = "",
+    ratio: float | None = None,
+    compressor: str = "",
+) -> Path:
+    """A template's path for one cell (its dataset, method, ratio; a KEEP compressor)."""
     r = "" if ratio is None else ratio_name(ratio)
-    return Path(template.format(dataset=dataset, method=method, ratio=r))
+    return Path(template.format(dataset=dataset, method=method, ratio=r, compressor=compressor))
 
 
 def corpus_file(dataset: str) -> Path:

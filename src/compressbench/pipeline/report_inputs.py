@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compressbench.analysis.report_model import CellData, CellKey, RunRef
 from compressbench.compress.registry import method_entry
 from compressbench.compress.selectors import get_selector
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
+from compressbench.tpbench.report.model import CellData, CellKey, RunRef
 from compressbench.tracking import (
     TrackingError,
     read_cells,

@@ -21,6 +21,11 @@ from compressbench.readers import chat
 from compressbench.readers.base import ChatRequest, Generation, json_record, provenance
 from compressbench.readers.env import hub_commit, model_sha256
 from compressbench.readers.postprocess import from_exception, from_text
+from compressbench.readers.smollm import MODEL_NAME
+
+# The defaults of ``reader.attn_implementation`` / ``reader.batch_size`` (config.ReaderSpec too).
+DEFAULT_ATTN_IMPLEMENTATION = "eager"
+DEFAULT_BATCH_SIZE = 1
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +61,8 @@ class _Row:
 class HFReader:
     """Reader on a transformers causal LM.
 
-    Parameters: ``model`` (Hub id, local directory or ``.gguf`` path; None = the default
-    SmolLM2-135M-Instruct from PyPI), ``gguf_file`` (GGUF file name inside ``model``),
+    Parameters: ``model`` (Hub id, local directory or ``.gguf`` path; None or ``smollm2``: the
+    default SmolLM2-135M-Instruct from PyPI), ``gguf_file`` (GGUF file name inside ``model``),
     ``revision`` (Hub revision to load), ``model_id`` / ``model_revision`` (provenance
     overrides), ``dtype``, ``attn_implementation`` (``eager`` / ``sdpa``), ``device``
     (``auto``, ``cpu``, ``cuda``...), ``batch_size``, ``max_batch_tokens`` (cap on padded
@@ -77,9 +82,9 @@ class HFReader:
         model_id: str | None = None,
         model_revision: str | None = None,
         dtype: str = "float32",
-        attn_implementation: str = "eager",
+        attn_implementation: str = DEFAULT_ATTN_IMPLEMENTATION,
         device: str = "auto",
-        batch_size: int = 1,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         max_batch_tokens: int | None = None,
         max_input_tokens: int = chat.DEFAULT_MAX_INPUT_TOKENS,
         press: PressHook | None = None,
@@ -88,7 +93,7 @@ class HFReader:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        if model is None:
+        if model is None or model == MODEL_NAME:
             from compressbench.readers.smollm import prepare_default_model
 
             prepared = prepare_default_model()
@@ -129,6 +134,17 @@ class HFReader:
                 raise AttributeError(f"HFReader has no parameter {key!r}")
             setattr(other, key, value)
         return other
+
+    @staticmethod
+    def tokenizer_for(model: str | None) -> Any:
+        """The tokenizer of ``model`` (as ``model`` names it), without loading the model."""
+        from transformers import AutoTokenizer
+
+        if model is None or model == MODEL_NAME:
+            from compressbench.readers.smollm import prepare_default_model
+
+            return AutoTokenizer.from_pretrained(prepare_default_model().path)
+        return AutoTokenizer.from_pretrained(model)
 
     # -- protocol ---------------------------------------------------------------------------
     def decoding(self) -> dict[str, Any]:

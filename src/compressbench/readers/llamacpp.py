@@ -134,6 +134,8 @@ class LlamaCppReader:
     name = "llamacpp"
     commit_every = 1
 
+    tokenizer_for = staticmethod(gguf_tokenizer)  # the GGUF's vocabulary (reader-token budgets)
+
     def __init__(
         self,
         model: str | Path,

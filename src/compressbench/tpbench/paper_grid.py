@@ -4,13 +4,15 @@ Two grids: ``as_run`` is what the paper ran (two readers, two datasets, three se
 for the turn methods at r = 0.30, P2 also at 0.10, the wider-budget P2 at 0.50/0.70 for five
 methods, the four KV presses at P2 r = 0.30 seed 42 only); ``full_factorial`` is every probe x
 method x ratio x seed x reader x dataset. Stdlib only: the GPU check imports it on a bare
-machine.
+machine (the probe types are stdlib-only too).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from compressbench.tpbench.probe_types import PROBE_TYPES
 
 READERS = ("llama-3.1-8b-instruct", "mistral-7b-instruct")
 DATASETS = ("sgd", "multiwoz")
@@ -30,7 +32,6 @@ PRESSES = ("snapkv", "pyramidkv", "streamingllm", "chunkkv")
 RATIOS = (0.10, 0.30, 0.50, 0.70)
 # Probe rows per seed (spec §3.13): P1 and P3 200; P2 the survivors of the filters.
 P2_ROWS = {"sgd": (128, 125, 132), "multiwoz": (161, 168, 168)}
-OUTPUT_TOKENS = {"P1": 96, "P2": 96, "P3": 128}  # Llama; Mistral uses 128 throughout (§6)
 ASSUMPTIONS = (
     "Every prompt has the mean full-context P2 length (compressed prompts are shorter, so"
     " prefill is an upper bound) and generates its full output budget (answers that stop at"
@@ -61,7 +62,8 @@ def _rows(dataset: str, probe: str, seeds: tuple[int, ...]) -> int:
 
 
 def _new_tokens(reader: str, probe: str) -> int:
-    return OUTPUT_TOKENS[probe] if reader.startswith("llama") else 128
+    # Llama's budget is the probe type's; Mistral uses 128 throughout (§6)
+    return PROBE_TYPES[probe].paper_output_tokens if reader.startswith("llama") else 128
 
 
 def grid(kind: str = "as_run") -> list[Cell]:

@@ -1,100 +1,26 @@
-"""Probe construction (spec §3.4-§3.7): the candidate pool, P1/P2/P3 sampling, probe records.
+"""Probe records (spec §3.4-§3.7): one per (probe type, seed, ratio, question) of a cell.
 
-* **Pool** - every change event of the corpus is a candidate question, in corpus order, with the
-  stable id ``<dataset>:<dialogue_id>:qa<NN>`` (``NN`` = the event's index in its dialogue).
-* **P1 / P2** (§3.6) - ``random.Random(seed).shuffle`` a copy of the pool, take the first ``n``;
-  P1 = all of them (gold: the goal's first sentence), P2 = those passing §3.4 (final update, not
-  alias-equivalent, value present; gold: the new value), in shuffled order.
-* **P3** (§3.5, §3.6) - eligible ids sorted, ``random.Random(seed).sample(eligible, min(n, m))``,
-  sorted again; gold ``"<story label>; <slot human>: <new value>"``.
-
-One :class:`ProbeRecord` per (probe type, seed, ratio, question); it carries the dialogue's turns
-so later stages need no corpus.
+The probe types (their samplers and golds) are in :mod:`compressbench.tpbench.probe_types`;
+the candidate pool in :mod:`compressbench.tpbench.candidates`. A record carries the dialogue's
+turns so later stages need no corpus.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compressbench.compress.budgets import budget_k
-from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
+from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
 from compressbench.text.normalize import humanize_slot
-from compressbench.tpbench.goals import goal_first_sentence, goal_text, normalize_task
-from compressbench.tpbench.prompts import ARTIFACT_PROBE_TYPES
-from compressbench.tpbench.transitions import Transition, dialogue_transitions
+from compressbench.tpbench.candidates import Candidate
+from compressbench.tpbench.probe_types import PIPELINE_PROBES, PROBE_TYPES, get_probe_type
 
-PROBE_TYPES: tuple[str, ...] = ("P1", "P2", "P3")
 DEFAULT_N = 200
-
-
-def probe_id_for(dataset: str, dialogue_id: str, event_index: int) -> str:
-    """Stable probe id ``<dataset>:<dialogue_id>:qa<NN>``."""
-    return f"{dataset}:{dialogue_id}:qa{event_index:02d}"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A candidate question: one change event of one dialogue."""
-
-    probe_id: str
-    dialogue: Dialogue
-    transition: Transition
-
-
-def candidate_pool(dialogues: Iterable[Dialogue]) -> list[Candidate]:
-    """Every change event as a candidate, in corpus order; ids must be unique."""
-    pool: list[Candidate] = []
-    seen: dict[str, str] = {}
-    for d in dialogues:
-        for t in dialogue_transitions(d):
-            pid = probe_id_for(d.dataset, d.dialogue_id, t.event_index)
-            if pid in seen:
-                raise InputError(
-                    f"probe id {pid} occurs in split {seen[pid] or '?'} and in split "
-                    f"{d.split or '?'} (dialogue ids repeat across splits); build probes from "
-                    "one split at a time",
-                    file=d.source or None,
-                    record=d.dialogue_id,
-                )
-            seen[pid] = d.split
-            pool.append(Candidate(pid, d, t))
-    return pool
-
-
-# --- sampling (spec §3.6) -------------------------------------------------------------------
-
-
-def sample_questions(pool: Sequence[Candidate], seed: int, n: int) -> list[Candidate]:
-    """The P1/P2 sample: shuffle a copy of the pool with ``Random(seed)``, keep the first ``n``."""
-    shuffled = list(pool)
-    random.Random(seed).shuffle(shuffled)
-    return shuffled[:n]
-
-
-def sample_p1(pool: Sequence[Candidate], seed: int, n: int) -> list[Candidate]:
-    return sample_questions(pool, seed, n)
-
-
-def sample_p2(pool: Sequence[Candidate], seed: int, n: int) -> list[Candidate]:
-    """Survivors of the §3.4 filters among the P1/P2 sample, in sampled order."""
-    return [c for c in sample_questions(pool, seed, n) if c.transition.p2_eligible]
-
-
-def sample_p3(pool: Sequence[Candidate], seed: int, n: int) -> list[Candidate]:
-    """Sorted ``Random(seed).sample`` of the sorted P3-eligible ids."""
-    by_id = {c.probe_id: c for c in pool if c.transition.p3_eligible}
-    eligible = sorted(by_id)
-    picked = random.Random(seed).sample(eligible, min(n, len(eligible)))
-    return [by_id[pid] for pid in sorted(picked)]
-
-
-SAMPLERS = {"P1": sample_p1, "P2": sample_p2, "P3": sample_p3}
 
 
 # --- records ---------------------------------------------------------------------------------
@@ -125,7 +51,7 @@ class ProbeRecord:
     @property
     def artifact_probe_type(self) -> str:
         """The released artifact's name for this probe type (P2 -> "P3", P3 -> "P1_LATE")."""
-        return ARTIFACT_PROBE_TYPES[self.probe_type]
+        return PROBE_TYPES[self.probe_type].artifact_name
 
     @property
     def n_turns(self) -> int:
@@ -160,8 +86,9 @@ class ProbeRecord:
             return value
 
         probe_type = get("probe_type", str)
-        if probe_type not in PROBE_TYPES:
-            raise fail("probe_type", f"unknown probe type {probe_type!r} (P1, P2, P3)")
+        if probe_type not in PIPELINE_PROBES:
+            allowed = ", ".join(PIPELINE_PROBES)
+            raise fail("probe_type", f"unknown probe type {probe_type!r} ({allowed})")
         raw_turns = get("turns", list)
         turns = []
         for i, t in enumerate(raw_turns):
@@ -212,13 +139,8 @@ def _meta(c: Candidate, probe_type: str, seed: int, ratio: float) -> dict[str, A
         "later_slot_update_turn_ids": list(t.later_update_turn_ids),
         "alias_equivalent": t.alias_equivalent,
         "value_present": t.value_present,
+        **PROBE_TYPES[probe_type].meta(t),
     }
-    if probe_type == "P2":
-        meta.update(
-            s_origin=list(t.s_origin),
-            s_evidence=list(t.s_evidence),
-            s_transition_support=list(t.s_transition_support),
-        )
     if c.dialogue.source:  # file name only: output bytes must not depend on where corpora live
         meta["source_file"] = Path(c.dialogue.source).name
     return meta
@@ -228,15 +150,9 @@ def make_probe(c: Candidate, probe_type: str, seed: int, ratio: float) -> ProbeR
     """The probe record of one sampled candidate in one cell."""
     t, d = c.transition, c.dialogue
     slot_human = humanize_slot(t.slot)
-    goal = goal_text(d.turns)
-    first_sentence = goal_first_sentence(goal)
-    gold, gold_value, story = first_sentence, "", ""
-    if probe_type == "P2":
-        gold = gold_value = t.new_value
-    elif probe_type == "P3":
-        story = normalize_task(first_sentence or goal)
-        gold_value = t.new_value
-        gold = f"{story}; {slot_human}: {t.new_value}"
+    gold_of = get_probe_type(probe_type, pipeline=True).gold
+    assert gold_of is not None  # every pipeline probe type has one
+    gold = gold_of(c, slot_human)
     return ProbeRecord(
         probe_id=c.probe_id,
         probe_type=probe_type,
@@ -248,10 +164,10 @@ def make_probe(c: Candidate, probe_type: str, seed: int, ratio: float) -> ProbeR
         slot_human=slot_human,
         old_value=t.old_value,
         new_value=t.new_value,
-        gold=gold,
+        gold=gold.gold,
         turns=tuple((turn.speaker, turn.text) for turn in d.turns),
-        gold_value=gold_value,
-        gold_story_label=story,
+        gold_value=gold.value,
+        gold_story_label=gold.story_label,
         split=d.split,
         slot_key=t.key,
         meta=_meta(c, probe_type, seed, ratio),
@@ -277,8 +193,9 @@ def cells(
     overrides = ratios_by_probe or {}
     out = []
     for pt in probe_types:
-        if pt not in SAMPLERS:
-            raise InputError(f"unknown probe type {pt!r} (P1, P2, P3)", field="probes")
+        if pt not in PIPELINE_PROBES:
+            allowed = ", ".join(PIPELINE_PROBES)
+            raise InputError(f"unknown probe type {pt!r} ({allowed})", field="probes")
         for seed in seeds:
             for ratio in overrides.get(pt, ratios):
                 out.append(Cell(pt, seed, ratio))
@@ -290,5 +207,7 @@ def build_probes(
 ) -> Iterator[ProbeRecord]:
     """Probe records of every cell, cell by cell, in sampled order."""
     for cell in grid:
-        for c in SAMPLERS[cell.probe_type](pool, cell.seed, n):
+        sample = PROBE_TYPES[cell.probe_type].sample
+        assert sample is not None  # cells() admits pipeline probe types only
+        for c in sample(pool, cell.seed, n):
             yield make_probe(c, cell.probe_type, cell.seed, cell.ratio)

@@ -19,8 +19,8 @@ from typing import Any
 from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
+from compressbench.tpbench.probe_types import PROBE_TYPES, by_artifact_name
 from compressbench.tpbench.probes import ProbeRecord
-from compressbench.tpbench.prompts import PAPER_PROBE_TYPES
 
 FULL_CONTEXT = "full_context"
 _MARKER = re.compile(r"\[T(\d+)\] (USER|SYSTEM): ")
@@ -64,7 +64,9 @@ class ReleasedRow:
 
     @property
     def paper_probe_type(self) -> str:
-        return PAPER_PROBE_TYPES[self.probe_type]
+        found = by_artifact_name(self.probe_type)
+        assert found is not None  # parse_row admits the artifact's names only
+        return found.name
 
     def get(self, name: str) -> str:
         return self.fields.get(name, "")
@@ -86,8 +88,8 @@ def parse_row(row: Mapping[str, Any], *, file: str, line: int) -> ReleasedRow:
         if not isinstance(row[name], str):
             raise fail(name, f"expected a string, got {type(row[name]).__name__}")
         values[name] = row[name]
-    if values["probe_type"] not in PAPER_PROBE_TYPES:
-        known = ", ".join(PAPER_PROBE_TYPES)
+    if by_artifact_name(values["probe_type"]) is None:
+        known = ", ".join(p.artifact_name for p in PROBE_TYPES.values() if p.artifact_name)
         raise fail("probe_type", f"unknown probe type {values['probe_type']!r} ({known})")
     optional = {}
     for name in _OPTIONAL_STR:

@@ -29,8 +29,8 @@ from compressbench.compress.registry import get_method
 from compressbench.compress.token_budget import with_budget_unit
 from compressbench.corpora.model import Dialogue
 from compressbench.text.normalize import dataset_key, humanize_slot, normalize_value, phrase_occurs
+from compressbench.tpbench.candidates import probe_id_for
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
-from compressbench.tpbench.probes import probe_id_for
 from compressbench.tpbench.prompts import build_prompt
 from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint
 from compressbench.tpbench.slot_types import slot_type

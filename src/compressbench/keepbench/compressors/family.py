@@ -35,7 +35,7 @@ from compressbench.keepbench.compressors.presses import (
     keep_press_names,
     press_parameters,
 )
-from compressbench.keepbench.compressors.registry import COMPRESSORS, parameters
+from compressbench.keepbench.compressors.registry import COMPRESSORS
 from compressbench.keepbench.compressors.selectors import (
     SentenceSelectorMethod,
     selector_parameters,
@@ -47,15 +47,14 @@ UNITS = "sentences"
 
 
 def _entry(name: str) -> MethodEntry | None:
-    factory = COMPRESSORS.get(name)
-    if factory is None:
+    if name not in COMPRESSORS:
         return None
 
     def build(params: dict[str, Any]) -> Method:
-        method: Method = factory(**params)
+        method: Method = COMPRESSORS.build(name, **params)
         return method
 
-    return MethodEntry(name, FAMILY_NAME, parameters(factory), build)
+    return MethodEntry(name, FAMILY_NAME, COMPRESSORS.parameters(name), build)
 
 
 FAMILY = Family(FAMILY_NAME, lambda: COMPRESSORS, _entry, units=UNITS)
@@ -67,9 +66,8 @@ def keep_method_names() -> list[str]:
 
 
 def keep_method_parameters(name: str) -> tuple[str, ...]:
-    factory = COMPRESSORS.get(name)
-    if factory is not None:
-        return parameters(factory)
+    if name in COMPRESSORS:
+        return COMPRESSORS.parameters(name)
     if name in sentence_selector_names():
         return selector_parameters(name)
     return press_parameters(name)
@@ -104,9 +102,8 @@ def check_keep_method(
 
 def keep_method(name: str, params: Mapping[str, Any] | None = None) -> Method:
     """The KEEP method ``name`` built with ``params`` (a compressor first, then a selector)."""
-    factory = COMPRESSORS.get(name)
-    if factory is not None:
-        method: Method = factory(**dict(params or {}))
+    if name in COMPRESSORS:
+        method: Method = COMPRESSORS.build(name, **dict(params or {}))
         return method
     if name in sentence_selector_names():
         return SentenceSelectorMethod.build(name, dict(params or {}))

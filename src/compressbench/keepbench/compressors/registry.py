@@ -8,26 +8,10 @@ them to the project's Method registry.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
-COMPRESSORS: dict[str, Callable[..., Any]] = {}
+from compressbench.registry import Registry
 
-
-def register_compressor(name: str) -> Callable[[Any], Any]:
-    """Class decorator: ``@register_compressor("recomp_extractive")``."""
-
-    def deco(cls: Any) -> Any:
-        if name in COMPRESSORS:
-            raise ValueError(f"KEEP compressor {name!r} registered twice")
-        COMPRESSORS[name] = cls
-        return cls
-
-    return deco
-
-
-def parameters(factory: Callable[..., Any]) -> tuple[str, ...]:
-    """The keyword parameters of ``factory`` (a dataclass: its fields)."""
-    params = inspect.signature(factory).parameters.values()
-    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+COMPRESSORS: Registry[Callable[..., Any]] = Registry("KEEP compressor")
+register_compressor = COMPRESSORS.register

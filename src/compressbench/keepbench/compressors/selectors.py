@@ -16,7 +16,7 @@ from typing import Any
 
 from compressbench.compress.method import Source
 from compressbench.keepbench.compressors.base import ExtractiveCompressor
-from compressbench.keepbench.compressors.registry import parameters
+from compressbench.registry import signature_parameters
 
 NOT_ON_SENTENCES = frozenset({"first_user_recent"})  # uses Turn.speaker
 
@@ -31,7 +31,7 @@ def sentence_selector_names() -> list[str]:
 def selector_parameters(name: str) -> tuple[str, ...]:
     from compressbench.compress.selectors import SELECTORS
 
-    return parameters(SELECTORS[name])
+    return signature_parameters(SELECTORS[name])
 
 
 @dataclass

@@ -2,36 +2,27 @@
 
 A judge is a factory with named parameters (validated by :func:`check_judge` from the
 signature, without building anything); a new judge is one factory here or one file plus one
-:func:`register_judge` line.
+``@register_judge`` line.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from compressbench.errors import InputError
 from compressbench.keepbench.judges.judge import KeepJudge, LLMBackend
 from compressbench.keepbench.judges.lexical import LexicalBackend
 from compressbench.keepbench.prompts.templates import load_prompts
+from compressbench.registry import Registry
 
 JudgeFactory = Callable[..., KeepJudge]
-JUDGES: dict[str, JudgeFactory] = {}
+JUDGES: Registry[JudgeFactory] = Registry("judge")
+register_judge = JUDGES.register
+judge_names = JUDGES.names
 
 # The paper's judge (D.1): GPT-5.2, reasoning effort high, API defaults otherwise.
 PAPER_JUDGE_MODEL = "gpt-5.2"
 PAPER_REASONING_EFFORT = "high"
-
-
-def register_judge(name: str) -> Callable[[JudgeFactory], JudgeFactory]:
-    def deco(factory: JudgeFactory) -> JudgeFactory:
-        if name in JUDGES:
-            raise ValueError(f"judge {name!r} registered twice")
-        JUDGES[name] = factory
-        return factory
-
-    return deco
 
 
 @register_judge("openai")
@@ -126,10 +117,6 @@ def lexical_judge(threshold: float = 0.75) -> KeepJudge:
     return KeepJudge("lexical", LexicalBackend(threshold))
 
 
-def judge_names() -> list[str]:
-    return sorted(JUDGES)
-
-
 def check_judge(
     name: Any,
     params: Mapping[str, Any] | None = None,
@@ -138,22 +125,10 @@ def check_judge(
     field: str = "keepbench.judge",
 ) -> None:
     """InputError naming ``source`` and the field unless ``name`` and ``params`` are valid."""
-    if not isinstance(name, str) or name not in JUDGES:
-        raise InputError(
-            f"unknown judge {name!r}; allowed: {', '.join(judge_names())}", file=source, field=field
-        )
-    allowed = tuple(inspect.signature(JUDGES[name]).parameters)
-    for key in params or {}:
-        if key not in allowed:
-            raise InputError(
-                f"unknown parameter {key!r} of judge {name!r}; allowed: {', '.join(allowed)}",
-                file=source,
-                field=f"{field}_params.{key}",
-            )
+    JUDGES.check(name, params, source=source, field=field, params_field=f"{field}_params")
 
 
 def get_judge(name: str, **params: Any) -> KeepJudge:
     """Build the judge ``name`` with its parameters."""
-    if name not in JUDGES:
-        raise KeyError(f"unknown judge {name!r}; known: {', '.join(judge_names())}")
-    return JUDGES[name](**params)
+    judge: KeepJudge = JUDGES.build(name, **params)
+    return judge

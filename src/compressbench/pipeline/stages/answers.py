@@ -11,7 +11,7 @@ from compressbench.config import Params, ReaderSpec
 from compressbench.flops.cells import reader_cell_flops
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.pipeline.stages.answer_records import (
     kv_summary,
@@ -22,7 +22,7 @@ from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.image_env import image_identity
-from compressbench.tpbench.prompts import answer_json_schema
+from compressbench.tpbench.probe_types import get_probe_type
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,7 @@ ANSWER_CARRY = (
     over=("dataset", "method", "ratio"),
     params=("reader", "method_params"),  # method_params: the press preset and its mode
     code=(
+        *PROBE_TYPE_CODE,
         "compress",
         "readers",
         "tpbench/prompts.py",
@@ -141,7 +142,7 @@ def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[Chat
             id=request_id(row),
             system=row["prompt_system"],
             user=row["prompt_user"],
-            max_new_tokens=spec.max_new_tokens[row["probe_type"].lower()],
+            max_new_tokens=spec.max_new_tokens[row["probe_type"]],
             response_schema=answer_schema(spec, row["probe_type"]),
         )
         for row in contexts
@@ -150,7 +151,9 @@ def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[Chat
 
 def answer_schema(spec: ReaderSpec, probe_type: str) -> dict[str, Any] | None:
     """The probe's answer JSON Schema for a structured-output reader, else None."""
-    return answer_json_schema(probe_type) if spec.structured else None
+    if not spec.structured:
+        return None
+    return get_probe_type(probe_type, pipeline=True).answer_json_schema()
 
 
 def cell_reader(reader: Reader, params: Params, method: str, ratio: float) -> Reader:

@@ -15,7 +15,7 @@ from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import reader_tokenizer
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.tpbench.contexts import probe_compression
@@ -45,13 +45,12 @@ def cell_probes(dataset: str, ratio: float) -> list[ProbeRecord]:
     over=("dataset", "method", "ratio"),
     params=("render", "method_params", "reader"),  # reader: its tokenizer counts the cost
     code=(
+        *PROBE_TYPE_CODE,
         "compress",
         "readers",
         "tpbench/contexts.py",
         "tpbench/probes.py",
         "tpbench/prompts.py",
-        "tpbench/goals.py",
-        "tpbench/transitions.py",
         "pipeline/reader_factory.py",
         "pipeline/stages/rows.py",
     ),

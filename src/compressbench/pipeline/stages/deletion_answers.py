@@ -8,7 +8,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.pipeline.stages.answers import (
     answer_schema,
@@ -44,6 +44,7 @@ def deletion_request_id(row: dict[str, Any]) -> str:
     over=("dataset",),
     params=("reader", "deletions"),
     code=(
+        *PROBE_TYPE_CODE,
         "pipeline/reader_factory.py",
         "pipeline/stages/answers.py",
         "pipeline/stages/answer_records.py",

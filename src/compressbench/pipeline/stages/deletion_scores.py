@@ -14,7 +14,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.deletion_summary import summarize
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tracking import log_cell, start_pipeline_run
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
     over=("dataset",),
     params=("scoring", "deletions", "seeds", "tracking"),
     code=(
-        "tpbench/scoring",
+        *PROBE_TYPE_CODE,
         "tpbench/deletion_summary.py",
         "tpbench/deletions.py",
         "analysis/stats.py",

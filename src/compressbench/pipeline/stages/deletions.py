@@ -9,7 +9,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.tpbench.deletion_contexts import deletion_contexts
 from compressbench.tpbench.probes import read_probes
@@ -29,12 +29,11 @@ def deletion_ratio(params: Params) -> float:
     over=("dataset",),
     params=("deletions", "seeds", "ratios", "p3_ratio"),
     code=(
+        *PROBE_TYPE_CODE,
         "tpbench/deletions.py",
         "tpbench/deletion_contexts.py",
         "tpbench/probes.py",
         "tpbench/prompts.py",
-        "tpbench/goals.py",
-        "tpbench/transitions.py",
         "pipeline/stages/rows.py",
     ),
     deps=("data/probes/{dataset}",),

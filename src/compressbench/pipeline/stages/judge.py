@@ -17,7 +17,7 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
     over=("dataset", "method", "ratio"),
     params=("judge", "tracking"),
     code=(
+        *PROBE_TYPE_CODE,
         "tpbench/judge",
         "tpbench/prompts.py",
         "tracking",
@@ -52,7 +53,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
     cell = {"dataset": dataset, "method": method, "ratio": ratio}
     rows = []  # every row checked before any judging
     for line, scored in enumerate(read_jsonl(scores), start=1):
-        if str(scored.get("probe_type", "")).upper() == "P1":
+        if scored.get("probe_type") == "P1":
             row = {**scored, **cell}
             rows.append((row, p1_item(row, str(scores), f"line {line}")))
     if not rows:

@@ -1,4 +1,4 @@
-"""The KEEP-Bench compression stage: every case under every (compressor, budget scale) cell."""
+"""The KEEP-Bench compression stage: one cell per compressor, every case at every budget scale."""
 
 from __future__ import annotations
 
@@ -79,7 +79,12 @@ def compress_cell(
 
 @stage(
     "keep_compressed",
-    params=("keepbench",),
+    over=("compressor",),
+    params=(
+        "keepbench.compressors.{compressor}",
+        "keepbench.budgets",
+        "keepbench.flops_configs",
+    ),
     code=(
         "keepbench/cases.py",
         "keepbench/sentences.py",
@@ -97,20 +102,22 @@ def compress_cell(
         "pipeline/stages/keep_common.py",
     ),
     deps=(keep_paths.CASES,),
-    outs=(keep_paths.COMPRESSED,),
+    outs=(keep_paths.COMPRESSED_CELL,),
 )
-def stage_keep_compressed(params: Any) -> Path:
-    """Compress every case under every (compressor, budget scale) of ``keepbench``; model
+def stage_keep_compressed(params: Any, compressor: str) -> Path:
+    """Compress every case with one compressor of ``keepbench`` at every budget scale; model
     outputs and extractive compressions go through the answer cache, so a killed run resumes.
     Each row carries o200k token counts (Rate) and the case's estimated FLOPs."""
     spec = params.keepbench
-    for name, method_params in spec.compressors.items():
-        check_keep_method(name, method_params, source=params.source, field="keepbench.compressors")
+    name = compressor
+    check_keep_method(
+        name, spec.compressors[name], source=params.source, field="keepbench.compressors"
+    )
     cases = read_cases()
-    out = Path(keep_paths.COMPRESSED)
-    shutil.rmtree(out, ignore_errors=True)  # only this run's cells, whatever ran before
+    out = Path(keep_paths.COMPRESSED_CELL.format(compressor=name))
+    shutil.rmtree(out, ignore_errors=True)  # only this run's budget scales, whatever ran before
     with AnswerCache(paths.answer_cache()) as cache:
-        for name, scale in spec.cells():
+        for scale in spec.budgets:
             log.info("keep_compressed: %s at budget x%s on %d cases", name, scale, len(cases))
             rows, stats = compress_cell(
                 name, spec.compressors[name], scale, cases, cache, spec.flops_configs.get(name)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import read_jsonl, write_json
-from compressbench.keepbench.report_metrics import cell_summary, score_rows
+from compressbench.keepbench.report.metrics import cell_summary, score_rows
 from compressbench.pipeline import keep_paths
 from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.keep_track import log_keep_cells
@@ -42,7 +42,7 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
     code=(
         "keepbench/cases.py",
         "keepbench/metrics.py",
-        "keepbench/report_metrics.py",
+        "keepbench/report/metrics.py",
         "flops",
         "tracking",
         "pipeline/keep_paths.py",

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import atomic_writer
-from compressbench.keepbench.report_figure import Point, preservation_figure
-from compressbench.keepbench.report_table import keepbench_markdown, method_label
+from compressbench.keepbench.report.figure import Point, preservation_figure
+from compressbench.keepbench.report.table import keepbench_markdown, method_label
 from compressbench.pipeline import keep_paths
 from compressbench.pipeline.declare import Out, stage
 from compressbench.pipeline.stages.keep_common import read_json
@@ -32,9 +32,9 @@ def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
     params=(),
     code=(
         "keepbench/cases.py",
-        "keepbench/report_table.py",
-        "keepbench/report_figure.py",
-        "keepbench/report_reference.py",
+        "keepbench/report/table.py",
+        "keepbench/report/figure.py",
+        "keepbench/report/reference.py",
         "analysis/markdown.py",
         "pipeline/keep_paths.py",
         "pipeline/stages/keep_common.py",

@@ -22,7 +22,8 @@ CARRY = ("compressor", "budget_scale", "budget")
 
 @stage(
     "keep_verdicts",
-    params=("keepbench",),
+    over=("compressor",),
+    params=("keepbench.budgets", "keepbench.judge", "keepbench.judge_params"),
     code=(
         "keepbench/cases.py",
         "keepbench/judges",
@@ -30,20 +31,22 @@ CARRY = ("compressor", "budget_scale", "budget")
         "pipeline/keep_paths.py",
         "pipeline/stages/keep_common.py",
     ),
-    deps=(keep_paths.CASES, keep_paths.COMPRESSED),
-    outs=(keep_paths.VERDICTS,),
+    deps=(keep_paths.CASES, keep_paths.COMPRESSED_CELL),
+    outs=(keep_paths.VERDICTS_CELL,),
 )
-def stage_keep_verdicts(params: Any) -> Path:
-    """Judge every compressed case proposition by proposition with ``keepbench.judge``; LLM
-    verdicts are cached like answers (a killed run resumes, a rerun asks nothing again)."""
+def stage_keep_verdicts(params: Any, compressor: str) -> Path:
+    """Judge one compressor's compressed cases proposition by proposition with
+    ``keepbench.judge``, at every budget scale; LLM verdicts are cached like answers (a killed
+    run resumes, a rerun asks nothing again)."""
     spec = params.keepbench
     check_judge(spec.judge, spec.judge_params, source=params.source, field="keepbench.judge")
     cases = {c.case_id: c for c in read_cases()}
     judge = get_judge(spec.judge, **spec.judge_params)
-    out = Path(keep_paths.VERDICTS)
+    name = compressor
+    out = Path(keep_paths.VERDICTS_CELL.format(compressor=name))
     shutil.rmtree(out, ignore_errors=True)
     with AnswerCache(paths.answer_cache()) as cache:
-        for name, scale in spec.cells():
+        for scale in spec.budgets:
             source = keep_paths.compressed_file(name, scale)
             rows = list(read_jsonl(source))
             inputs = [

@@ -13,13 +13,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from compressbench.analysis.aggregate import by_probe_seed, cell_metrics, compact, seed_means
-from compressbench.analysis.report import SummaryGrid, summary_markdown
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import TPBENCH_PARAMS, Out, stage
 from compressbench.pipeline.track import CellGroup, log_to_mlflow
+from compressbench.tpbench.report.aggregate import by_probe_seed, cell_metrics, compact, seed_means
+from compressbench.tpbench.report.summary import SummaryGrid, summary_markdown
 from compressbench.tracking import write_manifest
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
 
@@ -52,7 +52,13 @@ def summary_grid(params: Params) -> SummaryGrid:
 @stage(
     "metrics",
     params=TPBENCH_PARAMS,  # the MLflow parent run records TPBench's whole configuration
-    code=("analysis", "tracking", "pipeline/track.py", "pipeline/answer_table.py"),
+    code=(
+        "analysis",
+        "tpbench/report",
+        "tracking",
+        "pipeline/track.py",
+        "pipeline/answer_table.py",
+    ),
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
     outs=tuple(

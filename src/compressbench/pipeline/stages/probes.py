@@ -8,16 +8,17 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.stages.rows import read_corpus
-from compressbench.tpbench.probes import build_probes, candidate_pool, cells
+from compressbench.tpbench.candidates import candidate_pool
+from compressbench.tpbench.probes import build_probes, cells
 
 log = logging.getLogger(__name__)
 
 
 def probe_types_at(params: Params, ratio: float) -> list[str]:
     """P1/P2 run at every ratio, P3 only at ``p3_ratio`` (as published)."""
-    return [p.upper() for p in params.probes if p != "p3" or ratio == params.p3_ratio]
+    return [p for p in params.probes if p != "P3" or ratio == params.p3_ratio]
 
 
 @stage(
@@ -25,10 +26,9 @@ def probe_types_at(params: Params, ratio: float) -> list[str]:
     over=("dataset", "ratio"),
     params=("probes", "seeds", "n_per_cell", "p3_ratio"),
     code=(
+        *PROBE_TYPE_CODE,
         "tpbench/probes.py",
-        "tpbench/goals.py",
         "tpbench/prompts.py",
-        "tpbench/transitions.py",
         "pipeline/stages/rows.py",
     ),
     deps=(paths.CORPUS,),

@@ -9,12 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compressbench.analysis.answer_kinds import P2_RULE, KindRule, score_is_one
-from compressbench.analysis.report_model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
 from compressbench.pipeline.report_inputs import (
     LABELS,
     cell_runs,
@@ -27,6 +25,8 @@ from compressbench.pipeline.report_inputs import (
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
+from compressbench.tpbench.report.answer_kinds import P2_RULE, KindRule, score_is_one
+from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.tpbench.scoring.p3 import score_p3
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tracking import start_pipeline_run
@@ -104,9 +104,10 @@ def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
     "report",
     params=("datasets", "methods", "ratios", "seeds", "p3_ratio", "tracking", "judge"),
     code=(
+        *PROBE_TYPE_CODE,
         "analysis",
+        "tpbench/report",
         "tracking",
-        "tpbench/scoring",
         "tpbench/slot_types.py",
         "tpbench/judge/prompt.py",
         "pipeline/report_inputs.py",
@@ -169,7 +170,7 @@ def stage_report(params: Params) -> Path:
             runs=runs,
             run_notes=[*notes, f"this report: MLflow run `{run.run_id}`"],
         )
-        from compressbench.analysis.tpbench_report import write_report  # imports matplotlib
+        from compressbench.tpbench.report.document import write_report  # imports matplotlib
 
         findings, figures = write_report(inp, paths.REPORT_FILE, FIGURE_FILES)
         run.log_metrics(_metrics(findings))

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.pipeline.track import log_retention
@@ -50,14 +50,13 @@ def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, 
     over=("dataset",),
     params=("retention", "methods", "method_params", "reader", "tracking"),
     code=(
+        *PROBE_TYPE_CODE,
         "tpbench/retention.py",
         "tpbench/retention_reader.py",
         "tpbench/retention_log.py",
         "tpbench/slot_types.py",
         "tpbench/probes.py",
         "tpbench/prompts.py",
-        "tpbench/goals.py",
-        "tpbench/transitions.py",
         "compress",
         "readers",
         "tracking",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from compressbench.analysis.aggregate import compact, probe_means
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
+from compressbench.tpbench.report.aggregate import compact, probe_means
 from compressbench.tpbench.scoring.answers import score_answer
 
 log = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
     "scores",
     over=("dataset", "method", "ratio"),
     params=("scoring",),
-    code=("tpbench/scoring", "analysis/aggregate.py"),
+    code=(*PROBE_TYPE_CODE, "tpbench/report/aggregate.py"),
     deps=(paths.ANSWERS,),
     outs=(paths.SCORES,),
     metrics=(paths.CELL_METRICS,),  # DVC-cached: `dvc exp show` reads it from the cache

@@ -1,0 +1,79 @@
+"""Reader registry, the protocol, the vllm error path and the environment record."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compressbench.readers import env
+from compressbench.readers.base import ChatRequest, Generation, Reader, ReaderUnavailableError
+from compressbench.readers.postprocess import from_text
+from compressbench.readers.registry import (
+    get_reader,
+    reader_names,
+    register_reader,
+    unregister_reader,
+)
+
+
+class _Upper:
+    name = "upper"
+    model_id = "upper-model"
+    revision = "1"
+
+    def decoding(self) -> dict[str, Any]:
+        return {}
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        return [from_text(r.id, json.dumps({"value": r.user.upper()})) for r in requests]
+
+
+def test_builtin_backends_are_registered() -> None:
+    assert {"hf", "openai", "vllm"} <= set(reader_names())
+
+
+def test_register_and_build_by_name() -> None:
+    register_reader("upper", _Upper)
+    try:
+        reader = get_reader("upper")
+        assert isinstance(reader, Reader)
+        out = reader.generate([ChatRequest("a", "s", "x"), ChatRequest("b", "s", "y")])
+        assert [g.id for g in out] == ["a", "b"]
+        with pytest.raises(ValueError, match="twice"):
+            register_reader("upper", _Upper)
+    finally:
+        unregister_reader("upper")
+
+
+def test_unknown_reader_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match=r"unknown reader 'nope'; allowed: .*hf"):
+        get_reader("nope")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm is installed")
+def test_vllm_reader_without_vllm_says_so() -> None:
+    with pytest.raises(ReaderUnavailableError, match="not installed here"):
+        get_reader("vllm", model="meta-llama/Llama-3.1-8B-Instruct")
+
+
+def test_model_sha256_of_file_and_directory(tmp_path: Path) -> None:
+    a = tmp_path / "model-00001.safetensors"
+    b = tmp_path / "model-00002.safetensors"
+    a.write_bytes(b"aaa")
+    b.write_bytes(b"bbb")
+    (tmp_path / "config.json").write_text("{}")
+    assert env.model_sha256(a) == hashlib.sha256(b"aaa").hexdigest()
+    combined = env.model_sha256(tmp_path)
+    assert combined != env.model_sha256(a)
+    b.write_bytes(b"ccc")
+    assert env.model_sha256(tmp_path) != combined
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError):
+        env.model_sha256(empty)
