@@ -183,7 +183,8 @@ def _corpus(c: Checker, name: str, raw: Any) -> CorpusSpec:
     return CorpusSpec(name=name, source=source, loader=loader, path=path, splits=split_tuple)
 
 
-def _reader(c: Checker, raw: Any) -> ReaderSpec:
+def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
+    """The ``reader`` block; ``max_new_tokens`` must give each of ``probes`` a budget."""
     default = ReaderSpec()
     raw = c.mapping(raw, _keys(ReaderSpec), "reader")
     new_tokens: dict[str, Any] = {}
@@ -194,11 +195,10 @@ def _reader(c: Checker, raw: Any) -> ReaderSpec:
         probe = _probe(c, key, f"reader.max_new_tokens.{key}")
         if probe in new_tokens:
             raise c.fail(f"reader.max_new_tokens.{key}", f"{probe} given twice")
-        new_tokens[probe] = value
-    for probe in PIPELINE_PROBES:
+        new_tokens[probe] = c.positive(value, f"reader.max_new_tokens.{key}")
+    for probe in probes:
         if probe not in new_tokens:
             raise c.fail(f"reader.max_new_tokens.{probe}", "missing")
-        c.positive(new_tokens[probe], f"reader.max_new_tokens.{probe}")
 
     def get(key: str) -> Any:
         return raw.get(key, getattr(default, key))
@@ -217,7 +217,7 @@ def _reader(c: Checker, raw: Any) -> ReaderSpec:
         ),
         batch_size=c.positive(get("batch_size"), "reader.batch_size"),
         max_input_tokens=c.positive(get("max_input_tokens"), "reader.max_input_tokens"),
-        max_new_tokens={p: int(new_tokens[p]) for p in PIPELINE_PROBES},
+        max_new_tokens={p: new_tokens[p] for p in PIPELINE_PROBES if p in new_tokens},
         base_url=c.optional_str(get("base_url"), "reader.base_url"),
         concurrency=c.positive(get("concurrency"), "reader.concurrency"),
         max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
@@ -306,7 +306,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         n_per_cell=c.positive(raw.get("n_per_cell", 200), "n_per_cell"),
         methods=c.items(raw["methods"], str, "methods"),
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
-        reader=_reader(c, raw.get("reader")),
+        reader=_reader(c, raw.get("reader"), probes),
         method_params=_method_params(c, raw.get("method_params")),
         retention=_retention(c, raw.get("retention")),
         scoring=ScoringSpec(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, Generic, TypeVar
 
 from compressbench.errors import InputError
@@ -25,8 +25,31 @@ def signature_parameters(factory: Callable[..., Any], skip: int = 0) -> tuple[st
     return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
-class Registry(Generic[F]):
-    """Named factories of one kind (``kind`` names it in messages: "reader", "judge"...)."""
+def check_parameters(
+    params: Mapping[str, Any] | None,
+    allowed: tuple[str, ...],
+    *,
+    owner: str,
+    source: str,
+    field: str,
+) -> None:
+    """InputError at ``field.<key>`` for the first key of ``params`` not in ``allowed``
+    (``owner`` names what takes them in the message: "reader 'hf'")."""
+    for key in params or {}:
+        if key not in allowed:
+            raise InputError(
+                f"unknown parameter {key!r} of {owner}; allowed: {', '.join(allowed) or '(none)'}",
+                file=source,
+                field=f"{field}.{key}",
+            )
+
+
+class Registry(MutableMapping[str, F], Generic[F]):
+    """Named factories of one kind (``kind`` names it in messages: "reader", "judge"...).
+
+    A mapping of name -> factory (a lazy one is imported when looked up); setting or deleting
+    an item replaces a factory without the registered-twice check (tests patch one that way).
+    """
 
     def __init__(self, kind: str, lazy: Mapping[str, str] | None = None) -> None:
         self.kind = kind
@@ -56,6 +79,22 @@ class Registry(Generic[F]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __getitem__(self, name: str) -> F:
+        return self.factory(name)
+
+    def __setitem__(self, name: str, factory: F) -> None:
+        self._lazy.pop(name, None)
+        self._factories[name] = factory
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(self.unknown(name))
+        self._lazy.pop(name, None)
+        self._factories.pop(name, None)
 
     def unknown(self, name: object) -> str:
         """The message for a name that is not registered."""
@@ -92,12 +131,10 @@ class Registry(Generic[F]):
         if name not in self:
             raise InputError(self.unknown(name), file=source, field=field)
         assert isinstance(name, str)
-        allowed = self.parameters(name)
-        for key in params or {}:
-            if key not in allowed:
-                raise InputError(
-                    f"unknown parameter {key!r} of {self.kind} {name!r}; "
-                    f"allowed: {', '.join(allowed) or '(none)'}",
-                    file=source,
-                    field=f"{params_field or field}.{key}",
-                )
+        check_parameters(
+            params,
+            self.parameters(name),
+            owner=f"{self.kind} {name!r}",
+            source=source,
+            field=params_field or field,
+        )

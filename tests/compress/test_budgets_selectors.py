@@ -117,7 +117,7 @@ def test_first_user_recent() -> None:
 
 
 def test_unknown_selector() -> None:
-    with pytest.raises(KeyError, match="unknown selector"):
+    with pytest.raises(KeyError, match="unknown turn selector"):
         get_selector("no_such_selector")
 
 

@@ -24,7 +24,7 @@ from compressbench.compress.press_method import PressMethod
 from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.turning_point import TurningPointMethod
 from compressbench.errors import InputError
-from compressbench.registry import signature_parameters
+from compressbench.registry import check_parameters, signature_parameters
 
 
 @dataclass(frozen=True)
@@ -183,14 +183,8 @@ def check_method_params(
     """Check ``method_params.<name>``: a known method, known keys, allowed values."""
     where = f"method_params.{name}"
     entry = check_method(name, where, source)
-    allowed = ", ".join(entry.parameters) or "(none)"
-    for key in params:
-        if key not in entry.parameters:
-            raise InputError(
-                f"unknown parameter {key!r} of {entry.family} {name!r}; allowed: {allowed}",
-                file=source,
-                field=f"{where}.{key}",
-            )
+    owner = f"{entry.family} {name!r}"
+    check_parameters(params, entry.parameters, owner=owner, source=source, field=where)
     check_choices(entry, params, source, where)
     return entry
 

@@ -1,7 +1,7 @@
-"""Per-case inference FLOPs of a KEEP compressor cell (KEEP-Bench App. C.4), by method name.
+"""Per-case inference FLOPs of a KEEP compressor cell (KEEP-Bench App. C.4).
 
-:data:`ACCOUNTS` maps a compressor to the function that counts its cell, using the model
-config the compressor actually loaded (or ``keepbench.flops_configs[name]``, a
+A compressor names the function that counts its cell as its ``flops_account`` member; each
+counts with the model config the compressor actually loaded (or ``keepbench.flops_configs[name]``, a
 ``config.json``, when it runs behind an API):
 
 * ``llm``: decoder formula with ``T = P + G - 1``, ``Z = G`` (P, G recorded by the reader),
@@ -34,10 +34,7 @@ from compressbench.flops.amortize import amortize, common_prefix_length
 from compressbench.flops.cells import reader_config
 from compressbench.flops.decoder import decoder_cost
 from compressbench.flops.encdec import encdec_cost
-from compressbench.flops.encoder import encoder_cost
 from compressbench.flops.fields import ConfigFields
-from compressbench.flops.formulas import EXIT_LORA_RANK, exit_flops, recomp_extractive_flops
-from compressbench.keepbench.compressors.presses import KeepPressMethod
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +68,7 @@ class NoLocalConfig(ValueError):
     """The compressor's model config is not available here (an API model)."""
 
 
-def _config(model: Any, override: str | None, what: str) -> ConfigFields:
+def model_config(model: Any, override: str | None, what: str) -> ConfigFields:
     if override is not None:
         return ConfigFields.load(override)
     config = getattr(model, "config", None)
@@ -108,7 +105,9 @@ def llm_flops(
     if raw is not None:
         cost = decoder_cost(ConfigFields(raw, source="the llm reader config"))
     else:
-        cost = decoder_cost(_config(getattr(reader, "model", None), override, "the llm reader"))
+        cost = decoder_cost(
+            model_config(getattr(reader, "model", None), override, "the llm reader")
+        )
     by_subset: dict[str, list[int]] = defaultdict(list)
     for i, s in enumerate(sources):
         by_subset[s.case.subset].append(i)  # type: ignore[attr-defined]
@@ -130,7 +129,9 @@ def llm_flops(
 def brief_pro_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
-    cost = decoder_cost(_config(getattr(method.reader(), "model", None), override, "brief_pro"))
+    cost = decoder_cost(
+        model_config(getattr(method.reader(), "model", None), override, "brief_pro")
+    )
     return CellFlops([cost.case(*_tokens(c)) for c in comps], "decoder", cost.to_dict())
 
 
@@ -138,64 +139,16 @@ def recomp_abstractive_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
     model = getattr(method.reader(), "model", None)
-    cost = encdec_cost(_config(model, override, "recomp_abstractive"))
+    cost = encdec_cost(model_config(model, override, "recomp_abstractive"))
     return CellFlops([cost.case(*_tokens(c)) for c in comps], "encoder_decoder", cost.to_dict())
-
-
-def recomp_extractive_account(
-    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
-) -> CellFlops:
-    from compressbench.keepbench.compressors.recomp_extractive import (
-        default_checkpoint,
-        load_encoder,
-    )
-
-    tokenizer, model = load_encoder(method.checkpoint or default_checkpoint(), method.device)
-    cost = encoder_cost(_config(model, override, "recomp_extractive"))
-
-    def n_tokens(text: str) -> int:
-        ids = tokenizer(text, truncation=True, max_length=method.max_length)["input_ids"]
-        return len(ids)
-
-    per_case: list[float | None] = []
-    for s, c in zip(sources, comps, strict=True):
-        if c.budget >= len(s.units):  # every sentence kept: nothing encoded
-            per_case.append(0)
-            continue
-        lengths = [n_tokens(u.text) for u in s.units]
-        per_case.append(recomp_extractive_flops(cost, n_tokens(s.query or ""), lengths))
-    return CellFlops(per_case, "encoder", cost.to_dict(), note="query + each sentence alone")
-
-
-def exit_account(
-    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
-) -> CellFlops:
-    from compressbench.keepbench.compressors.exit import exit_prompt, load_classifier
-
-    tokenizer, model, _, _ = load_classifier(
-        method.base, method.adapter, method.dtype, method.device
-    )
-    rank = EXIT_LORA_RANK if method.adapter else 0
-    cfg = _config(model, override, "exit")
-    cost = decoder_cost(cfg, lora_rank=rank, logits_every_position=True)
-    per_case: list[float | None] = []
-    for s, c in zip(sources, comps, strict=True):
-        if c.budget >= len(s.units):
-            per_case.append(0)
-            continue
-        case = s.case  # type: ignore[attr-defined]
-        prompts = [
-            exit_prompt(s.query or "", case.paragraphs[u.paragraph], u.text) for u in s.units
-        ]
-        lengths = [min(len(tokenizer(p)["input_ids"]), method.max_length) for p in prompts]
-        per_case.append(exit_flops(cost, lengths))
-    return CellFlops(per_case, "exit", cost.to_dict(), note=f"LoRA rank {rank}, logits everywhere")
 
 
 def press_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
-    cost = decoder_cost(_config(getattr(method.reader(), "model", None), override, "the press"))
+    cost = decoder_cost(
+        model_config(getattr(method.reader(), "model", None), override, "the press")
+    )
 
     def prompt_tokens(comp: Compression) -> int:
         press = comp.record.get("press") or {}
@@ -203,15 +156,6 @@ def press_flops(
 
     per_case: list[float | None] = [cost.case(prompt_tokens(c), 1) for c in comps]
     return CellFlops(per_case, "decoder", cost.to_dict(), note="reader prefill under the press")
-
-
-ACCOUNTS: dict[str, Account] = {
-    "llm": llm_flops,
-    "brief_pro": brief_pro_flops,
-    "recomp_abstractive": recomp_abstractive_flops,
-    "recomp_extractive": recomp_extractive_account,
-    "exit": exit_account,
-}
 
 
 def cell_flops(
@@ -222,7 +166,7 @@ def cell_flops(
     override: str | None = None,
 ) -> CellFlops:
     """The cell's FLOPs by its compressor's account (no account: not estimated)."""
-    account = ACCOUNTS.get(name) or (press_flops if isinstance(method, KeepPressMethod) else None)
+    account = getattr(method, "flops_account", None)
     if account is None:
         return CellFlops([None] * len(sources), note="no model: FLOPs not estimated")
     try:

@@ -18,9 +18,5 @@ __all__ = [
 
 def get_selector(name: str, **params: Any) -> TurnSelector:
     """Build a registered selector by name with its keyword parameters."""
-    try:
-        factory = SELECTORS[name]
-    except KeyError:
-        known = ", ".join(sorted(SELECTORS))
-        raise KeyError(f"unknown selector {name!r}; known: {known}") from None
-    return factory(**params)
+    selector: TurnSelector = SELECTORS.build(name, **params)
+    return selector

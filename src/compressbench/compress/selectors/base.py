@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from compressbench.corpora.model import Turn
+from compressbench.registry import Registry
 
 
 class TurnSelector(Protocol):
@@ -24,19 +25,8 @@ class TurnSelector(Protocol):
 
 
 SelectorFactory = Callable[..., TurnSelector]
-SELECTORS: dict[str, SelectorFactory] = {}
-
-
-def register_selector(name: str) -> Callable[[SelectorFactory], SelectorFactory]:
-    """Class/factory decorator: ``@register_selector("recency")``."""
-
-    def deco(factory: SelectorFactory) -> SelectorFactory:
-        if name in SELECTORS:
-            raise ValueError(f"selector {name!r} registered twice")
-        SELECTORS[name] = factory
-        return factory
-
-    return deco
+SELECTORS: Registry[SelectorFactory] = Registry("turn selector")
+register_selector = SELECTORS.register  # class/factory decorator: @register_selector("recency")
 
 
 class FeatureMemo:

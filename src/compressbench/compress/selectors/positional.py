@@ -147,6 +147,7 @@ class FirstUserRecent(_Positional):
     """The first USER turn plus the ``k - 1`` highest-index other turns (matched baseline)."""
 
     name = "first_user_recent"
+    reads_speakers = True  # the first USER turn: meaningless on KEEP-Bench sentences
 
     def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
         n = len(turns)

@@ -27,8 +27,10 @@ from typing import Any
 from compressbench.compress.method import Compression, PromptFn, ReaderHook, Source
 from compressbench.compress.text_method import TextMethod
 from compressbench.keepbench.cases import KeepCase, sentence_budget
+from compressbench.keepbench.compression_cache import compress_cached
 from compressbench.keepbench.sentences import count_sentences, split_paragraphs, truncate_to_budget
 from compressbench.readers.base import ChatRequest, Generation, Reader
+from compressbench.readers.cache import AnswerCache
 
 KEEP_BUDGET_UNIT = "keep_sentences"
 FAMILY = "keep_compressor"
@@ -93,6 +95,13 @@ class KeepMethodBase(TextMethod):
         """Compress several sources (extractive methods: one by one; ``cache`` unused)."""
         return [self.compress(s, ratio) for s in sources]
 
+    def compress_cell(
+        self, sources: Sequence[Source], scale: float, cache: AnswerCache
+    ) -> tuple[list[Compression], dict[str, int]]:
+        """Every source compressed at ``scale`` through the answer cache, and the cache counts:
+        each whole compression is stored under the hash of the method and its input."""
+        return compress_cached(self.name, self, sources, scale, cache)
+
     def _record(self, k: int, extra: dict[str, Any]) -> dict[str, Any]:
         return {
             "method": self.name,
@@ -153,6 +162,15 @@ class GenerativeCompressor(KeepMethodBase):
 
     def compress(self, source: Source, ratio: float) -> Compression:
         return self.compress_many([source], ratio)[0]
+
+    def compress_cell(
+        self, sources: Sequence[Source], scale: float, cache: AnswerCache
+    ) -> tuple[list[Compression], dict[str, int]]:
+        """A generative method's requests go through the answer cache one by one (a killed
+        cell resumes at the request in flight)."""
+        before = len(cache)
+        comps = self.compress_many(sources, scale, cache=cache, progress=True)
+        return comps, {"new_cache_entries": len(cache) - before}
 
     def compress_many(
         self, sources: Sequence[Source], ratio: float, *, cache: Any = None, progress: bool = False

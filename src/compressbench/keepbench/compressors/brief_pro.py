@@ -32,6 +32,7 @@ from compressbench.compress.method import Source
 from compressbench.keepbench.compressors.backend import shared_reader
 from compressbench.keepbench.compressors.base import GenerativeCompressor
 from compressbench.keepbench.compressors.registry import register_compressor
+from compressbench.keepbench.flops_accounting import brief_pro_flops
 from compressbench.readers.base import ChatRequest, Reader
 
 PROMPT_VERSION = "brief-pro-usercontrol-reconstructed-1"
@@ -55,6 +56,7 @@ def brief_prompt(question: str, documents: list[str], k: int) -> str:
 @register_compressor("brief_pro")
 @dataclass
 class BriefPro(GenerativeCompressor):
+    flops_account = staticmethod(brief_pro_flops)  # counts its cells
     backend: str = "hf"
     model: str = "uclanlp/brief-pro"
     reader_options: dict[str, Any] | None = None

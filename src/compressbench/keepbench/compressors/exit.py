@@ -27,12 +27,16 @@ max_length:
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compressbench.compress.method import Source
+from compressbench.compress.method import Compression, Source
+from compressbench.flops.decoder import decoder_cost
+from compressbench.flops.formulas import EXIT_LORA_RANK, exit_flops
 from compressbench.keepbench.compressors.base import ExtractiveCompressor, top_k_positions
 from compressbench.keepbench.compressors.registry import register_compressor
+from compressbench.keepbench.flops_accounting import CellFlops, model_config
 
 PROMPT = (
     "<start_of_turn>user\n"
@@ -72,9 +76,33 @@ def load_classifier(
     return tokenizer, model, int(yes[0]), int(no[0])
 
 
+def exit_account(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    tokenizer, model, _, _ = load_classifier(
+        method.base, method.adapter, method.dtype, method.device
+    )
+    rank = EXIT_LORA_RANK if method.adapter else 0
+    cfg = model_config(model, override, "exit")
+    cost = decoder_cost(cfg, lora_rank=rank, logits_every_position=True)
+    per_case: list[float | None] = []
+    for s, c in zip(sources, comps, strict=True):
+        if c.budget >= len(s.units):
+            per_case.append(0)
+            continue
+        case = s.case  # type: ignore[attr-defined]
+        prompts = [
+            exit_prompt(s.query or "", case.paragraphs[u.paragraph], u.text) for u in s.units
+        ]
+        lengths = [min(len(tokenizer(p)["input_ids"]), method.max_length) for p in prompts]
+        per_case.append(exit_flops(cost, lengths))
+    return CellFlops(per_case, "exit", cost.to_dict(), note=f"LoRA rank {rank}, logits everywhere")
+
+
 @register_compressor("exit")
 @dataclass
 class Exit(ExtractiveCompressor):
+    flops_account = staticmethod(exit_account)  # counts its cells
     base: str = "google/gemma-2b-it"
     adapter: str | None = "doubleyyh/exit-gemma-2b"
     dtype: str = "float32"

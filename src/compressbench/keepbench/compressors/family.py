@@ -41,6 +41,7 @@ from compressbench.keepbench.compressors.selectors import (
     selector_parameters,
     sentence_selector_names,
 )
+from compressbench.registry import check_parameters
 
 FAMILY_NAME = "keep_compressor"
 UNITS = "sentences"
@@ -88,14 +89,13 @@ def check_keep_method(
             file=source,
             field=field,
         )
-    allowed = keep_method_parameters(name)
-    for key in params or {}:
-        if key not in allowed:
-            raise InputError(
-                f"unknown parameter {key!r} of {name!r}; allowed: {', '.join(allowed) or '-'}",
-                file=source,
-                field=f"{field}.{name}.{key}",
-            )
+    check_parameters(
+        params,
+        keep_method_parameters(name),
+        owner=f"KEEP compressor {name!r}",
+        source=source,
+        field=f"{field}.{name}",
+    )
     if is_keep_press(name):
         check_press_values(name, params or {}, source, field)
 

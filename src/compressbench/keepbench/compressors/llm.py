@@ -50,6 +50,7 @@ from compressbench.keepbench.compressors.llm_prompt import (
     user_message,
 )
 from compressbench.keepbench.compressors.registry import register_compressor
+from compressbench.keepbench.flops_accounting import llm_flops
 from compressbench.keepbench.prompts.templates import PromptSet, load_prompts
 from compressbench.readers.base import ChatRequest, Reader
 
@@ -57,6 +58,7 @@ from compressbench.readers.base import ChatRequest, Reader
 @register_compressor("llm")
 @dataclass
 class LLMCompressor(GenerativeCompressor):
+    flops_account = staticmethod(llm_flops)  # counts its cells
     backend: str = "hf"
     model: str | None = None
     reader_options: dict[str, Any] | None = None

@@ -35,6 +35,7 @@ from compressbench.errors import InputError
 from compressbench.keepbench.compressors.backend import shared_reader
 from compressbench.keepbench.compressors.base import KeepMethodBase, budget_of
 from compressbench.keepbench.compressors.press_span import PROMPT_VERSION, press_case
+from compressbench.keepbench.flops_accounting import press_flops
 from compressbench.readers.base import Reader
 
 PRESS_FAMILIES = ("kv_press", "kvpress_class")
@@ -76,6 +77,8 @@ def retained_fraction(k: int, n_sentences: int) -> float:
 @dataclass
 class KeepPressMethod(KeepMethodBase):
     """A KV press keeping the share of a KEEP case's context that K sentences are."""
+
+    flops_account = staticmethod(press_flops)  # counts its cells
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)

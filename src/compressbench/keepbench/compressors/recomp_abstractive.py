@@ -32,6 +32,7 @@ from typing import Any
 from compressbench.compress.method import Source
 from compressbench.keepbench.compressors.base import GenerativeCompressor
 from compressbench.keepbench.compressors.registry import register_compressor
+from compressbench.keepbench.flops_accounting import recomp_abstractive_flops
 from compressbench.readers.base import ChatRequest, Generation, Reader, provenance
 from compressbench.readers.postprocess import from_exception
 
@@ -103,6 +104,7 @@ def load_seq2seq(checkpoint: str, max_input_tokens: int, device: str) -> Seq2Seq
 @register_compressor("recomp_abstractive")
 @dataclass
 class RecompAbstractive(GenerativeCompressor):
+    flops_account = staticmethod(recomp_abstractive_flops)  # counts its cells
     checkpoint: str = "fangyuan/hotpotqa_abstractive"
     max_input_tokens: int = 8192
     max_new_tokens: int = 512

