@@ -18,10 +18,11 @@ from pathlib import Path
 
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths, stages
-from compressbench.pipeline.stages.answers import cell_requests
+from compressbench import stages
+from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.llamacpp import LlamaCppReader
+from compressbench.tpbench.stages.answers import cell_requests
 
 
 def requests(n: int) -> list[ChatRequest]:

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from compressbench.config import parse_params
-from compressbench.pipeline import paths, stages
+from compressbench import stages
+from compressbench.pipeline import paths
 from compressbench.scale.ray_answers import run_answers
 
 RATIO = 0.3

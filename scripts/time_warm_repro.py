@@ -56,8 +56,8 @@ def _fill_outputs(root: Path) -> None:
     from compressbench.pipeline.code_hash import write_fingerprint
     from compressbench.pipeline.declare import cells_of
     from compressbench.pipeline.dvc_yaml import fingerprint_stages
-    from compressbench.pipeline.stages import declarations
     from compressbench.readers.registry import register_reader
+    from compressbench.stages import declarations
 
     register_reader(EchoReader.name, EchoReader)
     params = load_params(root / "params.yaml")

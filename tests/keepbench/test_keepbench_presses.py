@@ -91,7 +91,7 @@ def test_real_presses_keep_context_tokens_in_order(case: KeepCase, tmp_path) -> 
     from compressbench.flops.decoder import decoder_cost
     from compressbench.flops.fields import ConfigFields
     from compressbench.keepbench.flops_accounting import cell_flops
-    from compressbench.pipeline.stages.keep_compressed import compress_cell
+    from compressbench.keepbench.stages.keep_compressed import compress_cell
     from compressbench.readers.cache import AnswerCache
 
     source = keep_source(case)

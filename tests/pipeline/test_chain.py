@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.text.normalize import value_occurs_in_text
 from support.params import RATIO, pipeline_params, sqlite_tracking
 

@@ -18,7 +18,7 @@ from compressbench.cli import COMMANDS, build_parser, main
 from compressbench.pipeline.code_hash import BASE, MODULE, fingerprint, write_fingerprint
 from compressbench.pipeline.declare import SRC_PREFIX
 from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
-from compressbench.pipeline.stages import declarations
+from compressbench.stages import declarations
 from support.paths import REPO_ROOT
 
 

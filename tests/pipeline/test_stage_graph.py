@@ -27,9 +27,9 @@ from compressbench.pipeline.declare import BASE_CODE, REGISTRY, StageDecl, cells
 from compressbench.pipeline.dvc_yaml import problems, render, undeclared_modules
 from compressbench.pipeline.import_graph import build_graph
 from compressbench.pipeline.params_view import ParamsView, UndeclaredParamError
-from compressbench.pipeline.stages import STAGES, declaration, declarations
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.stages import PACKAGES, STAGES, declaration, declarations
 from support.params import RATIO, pipeline_params, sqlite_tracking
 from support.paths import REPO_ROOT
 
@@ -55,7 +55,7 @@ def test_declared_code_covers_every_module_a_stage_imports() -> None:
 def test_stages_are_registered_once_each_in_their_own_module() -> None:
     decls = declarations()
     assert [d.name for d in decls] == list(STAGES)
-    assert all(d.module == f"compressbench.pipeline.stages.{d.name}" for d in decls)
+    assert all(d.module == f"{PACKAGES[d.name]}.{d.name}" for d in decls)
     assert all(REGISTRY[d.name] is d for d in decls)
 
 
@@ -76,7 +76,7 @@ def test_declared_params_are_keys_of_params_yaml() -> None:
 
 def test_the_code_check_names_an_import_left_undeclared() -> None:
     scores = declaration("scores")
-    narrowed = dataclasses.replace(scores, code=(*BASE_CODE, "pipeline/stages/scores.py"))
+    narrowed = dataclasses.replace(scores, code=(*BASE_CODE, "tpbench/stages/scores.py"))
     missing = undeclared_modules(narrowed, build_graph())
     assert "tpbench/scoring/parse.py" in missing
     ghost = dataclasses.replace(scores, code=(*scores.code, "tpbench/no_such_module.py"))
@@ -185,7 +185,7 @@ def test_every_stage_runs_on_its_declared_params_and_files(
     """Each stage (every cell, pipeline order) runs in its own empty directory holding only
     its declared deps, on a view of its declared params, and writes exactly its declared outs;
     the outs then join the store the next stage's deps come from. Frozen stages (SGD train,
-    absent offline) are run in tests/pipeline/test_turning_point_scorer_stage.py."""
+    absent offline) are run in tests/tpbench/test_turning_point_scorer_stage.py."""
     params = _params(tmp_path, echo_reader)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     store = tmp_path / "store"

@@ -28,7 +28,7 @@ import yaml
 
 from compressbench.pipeline.declare import SRC_PREFIX
 from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
-from compressbench.pipeline.stages import declaration, declarations
+from compressbench.stages import declaration, declarations
 from support.smoke import use_smoke_reader
 
 pytestmark = pytest.mark.slow

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 import support.gold_reader
+from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import parse_params
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.scale.ray_answers import run_answers
 from support.gold_reader import GoldWhereVisibleReader
 from support.params import RATIO, pipeline_params

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from compressbench.analysis import stats
-from compressbench.pipeline.stages.report import KIND_RULES, p3_superseded
 from compressbench.tpbench.report.answer_kinds import KINDS, P2_RULE, answer_kind, kind_counts
 from compressbench.tpbench.report.findings import (
     crossovers,
@@ -30,6 +29,7 @@ from compressbench.tpbench.report.retention_reading import (
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tpbench.scoring.p2 import score_p2
 from compressbench.tpbench.slot_types import slot_type
+from compressbench.tpbench.stages.report import KIND_RULES, p3_superseded
 
 
 def p2(output: str, *, gold: str = "7 pm", old: str = "5 pm", error: str | None = None) -> dict:

@@ -16,7 +16,7 @@ from typing import Any
 
 from compressbench.jsonl import atomic_writer
 from compressbench.pipeline.dvc_yaml import problems, render
-from compressbench.pipeline.stages import declarations
+from compressbench.stages import declarations
 
 
 def run(args: argparse.Namespace) -> int:

@@ -80,9 +80,9 @@ def default_log_path(output: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     # The KV side (presses, readers) loads only when the command runs, not to build the CLI.
-    from compressbench.pipeline.stages.retention import prefill_identity, retention_setup
     from compressbench.readers.registry import get_reader
     from compressbench.tpbench.retention_reader import LazyReader
+    from compressbench.tpbench.stages.retention import prefill_identity, retention_setup
 
     dialogues = itertools.islice(
         load_corpus(args.corpus, args.path, args.splits), args.max_dialogues

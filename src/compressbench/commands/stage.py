@@ -13,7 +13,7 @@ from typing import Any
 from compressbench.commands._args import ratio
 from compressbench.config import load_params
 from compressbench.errors import InputError
-from compressbench.pipeline.stages import STAGES, declaration
+from compressbench.stages import STAGES, declaration
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@
 Validation names ``params.yaml`` and the dotted field. This module is part of every stage's
 code (``config.py`` reads it), so it checks structure only and imports no KEEP registry;
 the KEEP stages check compressor and judge names and their parameters against the
-registries (``pipeline/stages/keep_common.py``).
+registries (``keepbench/stages/keep_common.py``).
 """
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ BASE_CODE: tuple[str, ...] = (
     "pipeline/paths.py",
     "pipeline/declare.py",
     "pipeline/params_view.py",
-    "pipeline/stages/__init__.py",
+    "stages.py",
     "keepbench/pipeline_spec.py",
     "tpbench/judge/spec.py",
     "tpbench/probe_names.py",
@@ -129,7 +129,7 @@ SRC_PREFIX = "src/compressbench/"
 
 
 def _module_path(module: str) -> str:
-    """``compressbench.pipeline.stages.scores`` -> ``pipeline/stages/scores.py``."""
+    """``compressbench.tpbench.stages.scores`` -> ``tpbench/stages/scores.py``."""
     return "/".join(module.split(".")[1:]) + ".py"
 
 

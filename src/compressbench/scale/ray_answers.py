@@ -31,11 +31,11 @@ from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.answers import cell_requests, write_answers
 from compressbench.readers.base import Generation, Reader
 from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.scale.plan import CellJob, Shard, plan_shards
 from compressbench.scale.worker import AnswerWorker, CellPlan, ReplayReader, ShardResult
+from compressbench.tpbench.stages.answers import cell_requests, write_answers
 
 __all__ = ["RayRun", "run_answers"]
 

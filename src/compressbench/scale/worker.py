@@ -2,7 +2,7 @@
 
 :class:`AnswerWorker` is a plain class (the driver wraps it with ``ray.remote``): it builds
 one reader when the actor starts and answers shards with it, applying the cell's KV press the
-way the answers stage does (:func:`compressbench.pipeline.stages.answers.cell_reader`), so the
+way the answers stage does (:func:`compressbench.tpbench.stages.answers.cell_reader`), so the
 cache keys it computes are the stage's keys. :class:`ReplayReader` stands in for that reader on
 the driver: same identity (name, model id, revision, decoding), answers looked up by cache key
 among what the workers returned, so the stage's own writer produces the cell files without
@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from compressbench.pipeline.stages.answers import cell_reader
 from compressbench.readers.base import ChatRequest, Generation, Reader, json_record
 from compressbench.readers.cache import cache_key, default_commit_every, key_payload
 from compressbench.scale.plan import CellJob, Shard
+from compressbench.tpbench.stages.answers import cell_reader
 
 __all__ = ["AnswerWorker", "CellPlan", "ReaderIdentity", "ReplayReader", "ShardResult"]
 

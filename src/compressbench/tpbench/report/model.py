@@ -61,7 +61,7 @@ class RunRef:
 
 @dataclass(frozen=True)
 class ReportInput:
-    """Everything the report reads (see :mod:`compressbench.pipeline.stages.report`)."""
+    """Everything the report reads (see :mod:`compressbench.tpbench.stages.report`)."""
 
     datasets: Sequence[str]
     methods: Sequence[str]

@@ -1,8 +1,10 @@
-"""One module per DVC stage; each declares what it reads next to its function (``@stage``).
+"""Every DVC stage of every benchmark, by name: one module per stage in its benchmark's
+``stages`` package (``tpbench/stages/``, ``keepbench/stages/``), each declaring what it reads
+next to its function (``@stage``, :mod:`compressbench.pipeline.declare`).
 
 :data:`STAGES` lists them in ``dvc.yaml`` order. Stage modules load lazily, so running one
 stage never imports another's dependencies: ``stages.stage_scores`` imports only
-``stages/scores.py``.
+``tpbench/stages/scores.py``.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from compressbench.pipeline.declare import StageDecl
 
-# Stage name == module name, in pipeline order (the order of dvc.yaml).
-STAGES: tuple[str, ...] = (
+# Stage name == module name, in pipeline order (the order of dvc.yaml); the benchmark package
+# each one lives in.
+_TPBENCH: tuple[str, ...] = (
     "turning_point_scorer",
     "corpus_source",
     "corpora",
@@ -30,19 +33,26 @@ STAGES: tuple[str, ...] = (
     "deletion_scores",
     "metrics",
     "report",
+)
+_KEEPBENCH: tuple[str, ...] = (
     "keep_cases",
     "keep_compressed",
     "keep_verdicts",
     "keep_metrics",
     "keep_report",
 )
+PACKAGES: dict[str, str] = {
+    **dict.fromkeys(_TPBENCH, "compressbench.tpbench.stages"),
+    **dict.fromkeys(_KEEPBENCH, "compressbench.keepbench.stages"),
+}
+STAGES: tuple[str, ...] = tuple(PACKAGES)
 
 
 def declaration(name: str) -> StageDecl:
     """The :class:`~compressbench.pipeline.declare.StageDecl` of stage ``name``."""
     if name not in STAGES:
         raise KeyError(f"unknown stage {name!r}; known: {', '.join(STAGES)}")
-    module = importlib.import_module(f"{__name__}.{name}")
+    module = importlib.import_module(f"{PACKAGES[name]}.{name}")
     decl: StageDecl = getattr(module, f"stage_{name}").declaration
     return decl
 

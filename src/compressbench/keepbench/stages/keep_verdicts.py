@@ -11,9 +11,10 @@ from typing import Any
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.keepbench.judges.calls import JudgeInput
 from compressbench.keepbench.judges.registry import check_judge, get_judge
-from compressbench.pipeline import keep_paths, paths
+from compressbench.keepbench.stages import keep_paths
+from compressbench.keepbench.stages.keep_common import read_cases
+from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
-from compressbench.pipeline.stages.keep_common import read_cases
 from compressbench.readers.cache import AnswerCache
 
 log = logging.getLogger(__name__)
@@ -28,8 +29,8 @@ CARRY = ("compressor", "budget_scale", "budget")
         "keepbench/cases.py",
         "keepbench/judges",
         "keepbench/prompts",
-        "pipeline/keep_paths.py",
-        "pipeline/stages/keep_common.py",
+        "keepbench/stages/keep_paths.py",
+        "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.CASES, keep_paths.COMPRESSED_CELL),
     outs=(keep_paths.VERDICTS_CELL,),

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from compressbench import stages
 from compressbench.config import Params, parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.readers.structured import NOT_JSON
 from compressbench.tpbench.judge.prompt import CORE_GOALS, prompt_sha256
 from compressbench.tracking import read_pipeline_runs

@@ -15,10 +15,11 @@ import pytest
 import yaml
 from scipy import stats as scipy_stats
 
+from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text

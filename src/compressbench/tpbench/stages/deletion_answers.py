@@ -10,14 +10,14 @@ from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.answers import (
+from compressbench.readers.base import ChatRequest
+from compressbench.tpbench.stages.answers import (
     answer_schema,
     ask_cached,
     generation_fields,
     run_stats,
 )
-from compressbench.pipeline.stages.rows import PROBE_FIELDS
-from compressbench.readers.base import ChatRequest
+from compressbench.tpbench.stages.rows import PROBE_FIELDS
 
 # Fields of a deletion context row that its answer row keeps.
 CARRY = (
@@ -46,9 +46,9 @@ def deletion_request_id(row: dict[str, Any]) -> str:
     code=(
         *PROBE_TYPE_CODE,
         "pipeline/reader_factory.py",
-        "pipeline/stages/answers.py",
-        "pipeline/stages/answer_records.py",
-        "pipeline/stages/rows.py",
+        "tpbench/stages/answers.py",
+        "tpbench/stages/answer_records.py",
+        "tpbench/stages/rows.py",
         "tpbench/prompts.py",
         "flops",  # answers.py imports the FLOPs accounting of a cell
     ),

@@ -9,9 +9,9 @@ from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
-from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.tpbench.candidates import candidate_pool
 from compressbench.tpbench.probes import build_probes, cells
+from compressbench.tpbench.stages.rows import read_corpus
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def probe_types_at(params: Params, ratio: float) -> list[str]:
         *PROBE_TYPE_CODE,
         "tpbench/probes.py",
         "tpbench/prompts.py",
-        "pipeline/stages/rows.py",
+        "tpbench/stages/rows.py",
     ),
     deps=(paths.CORPUS,),
     outs=(paths.PROBES,),

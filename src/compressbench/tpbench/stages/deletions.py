@@ -10,9 +10,9 @@ from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
-from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.tpbench.deletion_contexts import deletion_contexts
 from compressbench.tpbench.probes import read_probes
+from compressbench.tpbench.stages.rows import PROBE_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def deletion_ratio(params: Params) -> float:
         "tpbench/deletion_contexts.py",
         "tpbench/probes.py",
         "tpbench/prompts.py",
-        "pipeline/stages/rows.py",
+        "tpbench/stages/rows.py",
     ),
     deps=("data/probes/{dataset}",),
     outs=(paths.DELETION_CONTEXTS,),

@@ -9,7 +9,7 @@ from typing import Any
 from compressbench.jsonl import write_jsonl
 from compressbench.keepbench.cases import SUBSETS, case_to_dict
 from compressbench.keepbench.loader import evaluation_cases, load_cases
-from compressbench.pipeline import keep_paths
+from compressbench.keepbench.stages import keep_paths
 from compressbench.pipeline.declare import stage
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
         "keepbench/loader.py",
         "keepbench/release_schema.py",
         "keepbench/data",
-        "pipeline/keep_paths.py",
+        "keepbench/stages/keep_paths.py",
     ),
     outs=(keep_paths.CASES,),
 )

@@ -8,10 +8,10 @@ from typing import Any
 
 from compressbench.jsonl import read_jsonl, write_json
 from compressbench.keepbench.report.metrics import cell_summary, score_rows
-from compressbench.pipeline import keep_paths
+from compressbench.keepbench.stages import keep_paths
+from compressbench.keepbench.stages.keep_common import read_cases, read_json
+from compressbench.keepbench.stages.keep_track import log_keep_cells
 from compressbench.pipeline.declare import Out, stage
-from compressbench.pipeline.keep_track import log_keep_cells
-from compressbench.pipeline.stages.keep_common import read_cases, read_json
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +45,9 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
         "keepbench/report/metrics.py",
         "flops",
         "tracking",
-        "pipeline/keep_paths.py",
-        "pipeline/keep_track.py",
-        "pipeline/stages/keep_common.py",
+        "keepbench/stages/keep_paths.py",
+        "keepbench/stages/keep_track.py",
+        "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.CASES, keep_paths.COMPRESSED, keep_paths.VERDICTS),
     outs=(Out(keep_paths.FULL_METRICS, cache=False),),

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from compressbench import stages
 from compressbench.config import parse_params
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.tracking import read_cells
 from support.params import pipeline_params, sqlite_tracking
 

@@ -13,11 +13,11 @@ from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.rows import read_corpus
 from compressbench.pipeline.track import log_retention
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.retention_reader import LazyReader
+from compressbench.tpbench.stages.rows import read_corpus
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, 
         "pipeline/reader_factory.py",
         "pipeline/track.py",
         "pipeline/answer_table.py",
-        "pipeline/stages/rows.py",
+        "tpbench/stages/rows.py",
     ),
     deps=(paths.CORPUS,),
     metrics=(paths.RETENTION,),  # DVC-cached: `dvc exp show` reads it from the cache

@@ -13,7 +13,14 @@ from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
-from compressbench.pipeline.report_inputs import (
+from compressbench.readers.packaged import is_smoke_reader
+from compressbench.tpbench.judge.prompt import prompt_sha256
+from compressbench.tpbench.judge.spec import JudgeSpec
+from compressbench.tpbench.report.answer_kinds import P2_RULE, KindRule, score_is_one
+from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
+from compressbench.tpbench.scoring.p3 import score_p3
+from compressbench.tpbench.slot_types import slot_type
+from compressbench.tpbench.stages.report_inputs import (
     LABELS,
     cell_runs,
     deletion_rows,
@@ -22,13 +29,6 @@ from compressbench.pipeline.report_inputs import (
     method_style,
     optional_json,
 )
-from compressbench.readers.packaged import is_smoke_reader
-from compressbench.tpbench.judge.prompt import prompt_sha256
-from compressbench.tpbench.judge.spec import JudgeSpec
-from compressbench.tpbench.report.answer_kinds import P2_RULE, KindRule, score_is_one
-from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
-from compressbench.tpbench.scoring.p3 import score_p3
-from compressbench.tpbench.slot_types import slot_type
 from compressbench.tracking import start_pipeline_run
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
         "tracking",
         "tpbench/slot_types.py",
         "tpbench/judge/prompt.py",
-        "pipeline/report_inputs.py",
+        "tpbench/stages/report_inputs.py",
     ),
     deps=(
         *(str(paths.DATA / d) for d in ("contexts", "answers", "scores", "deletions", "verdicts")),

@@ -9,9 +9,9 @@ from typing import Any
 from compressbench.jsonl import atomic_writer
 from compressbench.keepbench.report.figure import Point, preservation_figure
 from compressbench.keepbench.report.table import keepbench_markdown, method_label
-from compressbench.pipeline import keep_paths
+from compressbench.keepbench.stages import keep_paths
+from compressbench.keepbench.stages.keep_common import read_json
 from compressbench.pipeline.declare import Out, stage
-from compressbench.pipeline.stages.keep_common import read_json
 
 
 def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
@@ -36,8 +36,8 @@ def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
         "keepbench/report/figure.py",
         "keepbench/report/reference.py",
         "analysis/markdown.py",
-        "pipeline/keep_paths.py",
-        "pipeline/stages/keep_common.py",
+        "keepbench/stages/keep_paths.py",
+        "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.FULL_METRICS,),
     outs=(Out(keep_paths.REPORT, cache=False),),

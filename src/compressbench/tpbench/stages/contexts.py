@@ -17,9 +17,9 @@ from compressbench.jsonl import write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import reader_tokenizer
-from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.tpbench.contexts import probe_compression
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tpbench.stages.rows import PROBE_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def cell_probes(dataset: str, ratio: float) -> list[ProbeRecord]:
         "tpbench/probes.py",
         "tpbench/prompts.py",
         "pipeline/reader_factory.py",
-        "pipeline/stages/rows.py",
+        "tpbench/stages/rows.py",
     ),
     deps=(paths.CORPUS, paths.PROBES),
     outs=(paths.CONTEXTS,),

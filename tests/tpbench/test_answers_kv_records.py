@@ -23,7 +23,7 @@ pytest.importorskip("kvpress")
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.stages import (
+from compressbench.stages import (
     stage_answers,
     stage_contexts,
     stage_corpora,

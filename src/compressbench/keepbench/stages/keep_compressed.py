@@ -13,9 +13,10 @@ from compressbench.keepbench.compressors.base import keep_source
 from compressbench.keepbench.compressors.family import check_keep_method, keep_method
 from compressbench.keepbench.flops_accounting import cell_flops
 from compressbench.keepbench.rate import count_tokens
-from compressbench.pipeline import keep_paths, paths
+from compressbench.keepbench.stages import keep_paths
+from compressbench.keepbench.stages.keep_common import read_cases
+from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
-from compressbench.pipeline.stages.keep_common import read_cases
 from compressbench.readers.cache import AnswerCache
 
 log = logging.getLogger(__name__)
@@ -92,8 +93,8 @@ def compress_cell(
         "keepbench/metrics.py",
         "keepbench/flops_accounting.py",
         "flops",
-        "pipeline/keep_paths.py",
-        "pipeline/stages/keep_common.py",
+        "keepbench/stages/keep_paths.py",
+        "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.CASES,),
     outs=(keep_paths.COMPRESSED_CELL,),

@@ -13,16 +13,16 @@ from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.stages.answer_records import (
-    kv_summary,
-    measured_fields,
-    warn_fallbacks,
-)
-from compressbench.pipeline.stages.rows import PROBE_FIELDS
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.image_env import image_identity
 from compressbench.tpbench.probe_types import get_probe_type
+from compressbench.tpbench.stages.answer_records import (
+    kv_summary,
+    measured_fields,
+    warn_fallbacks,
+)
+from compressbench.tpbench.stages.rows import PROBE_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +112,8 @@ ANSWER_CARRY = (
         "readers",
         "tpbench/prompts.py",
         "pipeline/reader_factory.py",
-        "pipeline/stages/rows.py",
-        "pipeline/stages/answer_records.py",
+        "tpbench/stages/rows.py",
+        "tpbench/stages/answer_records.py",
         "flops",
     ),
     deps=(paths.CONTEXTS,),

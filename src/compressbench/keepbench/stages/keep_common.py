@@ -10,7 +10,7 @@ from typing import Any
 
 from compressbench.jsonl import read_jsonl
 from compressbench.keepbench.cases import KeepCase, case_from_dict
-from compressbench.pipeline import keep_paths
+from compressbench.keepbench.stages import keep_paths
 
 
 def read_cases(path: str | Path = keep_paths.CASES) -> list[KeepCase]:

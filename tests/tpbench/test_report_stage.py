@@ -15,12 +15,12 @@ import pytest
 import yaml
 from PIL import Image
 
+from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.pipeline import paths, stages
+from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, StageDecl
 from compressbench.pipeline.dvc_yaml import stage_entry
-from compressbench.pipeline.stages.report import FIGURE_FILES, KIND_RULES
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
@@ -30,6 +30,7 @@ from compressbench.tpbench.probes import read_probes
 from compressbench.tpbench.report.document import render
 from compressbench.tpbench.report.model import CellData, ReportInput, compute
 from compressbench.tpbench.slot_types import slot_type
+from compressbench.tpbench.stages.report import FIGURE_FILES, KIND_RULES
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs
 from support.params import RATIO, pipeline_params, sqlite_tracking
 from support.paths import REPO_ROOT
@@ -329,7 +330,7 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
 
 def test_structured_output_is_labelled_and_never_mixed_with_free_decoding() -> None:
     from compressbench.errors import InputError
-    from compressbench.pipeline.stages.report import STRUCTURED_LABEL, decoding_label
+    from compressbench.tpbench.stages.report import STRUCTURED_LABEL, decoding_label
 
     def cells(**structured: bool) -> dict[Any, CellData]:
         return {

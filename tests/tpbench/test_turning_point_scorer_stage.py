@@ -22,8 +22,8 @@ import yaml
 from compressbench.cli import main
 from compressbench.compress.turning_point.scorer import FEATURES, PACKAGED
 from compressbench.pipeline.dvc_yaml import covered, render
-from compressbench.pipeline.stages import declaration, declarations
-from compressbench.pipeline.stages.turning_point_scorer import SCORER
+from compressbench.stages import declaration, declarations
+from compressbench.tpbench.stages.turning_point_scorer import SCORER
 from support.paths import REPO_ROOT
 
 APART = "pipeline/turning_point_scorer/dvc.yaml"

@@ -8,7 +8,7 @@ from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
-from compressbench.pipeline.stages.rows import read_corpus
+from compressbench.tpbench.stages.rows import read_corpus
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 
 
@@ -16,7 +16,7 @@ from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, 
     "transitions",
     over=("dataset",),
     params=(),
-    code=("tpbench/transitions.py", "pipeline/stages/rows.py"),
+    code=("tpbench/transitions.py", "tpbench/stages/rows.py"),
     deps=(paths.CORPUS,),
     metrics=(paths.TRANSITIONS,),  # DVC-cached: `dvc exp show` reads it from the cache
 )

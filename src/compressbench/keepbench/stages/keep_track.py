@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from compressbench.pipeline import keep_paths
+from compressbench.keepbench.stages import keep_paths
 from compressbench.tracking import DatasetFile, log_cell, start_pipeline_run
 
 STAGE = "keep_metrics"
