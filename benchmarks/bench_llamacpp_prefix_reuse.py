@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench import stages
 from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.llamacpp import LlamaCppReader

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from compressbench.config import parse_params
 from compressbench import stages
+from compressbench.config import parse_params
 from compressbench.pipeline import paths
 from compressbench.scale.ray_answers import run_answers
 
