@@ -1,8 +1,8 @@
 """The ``turning_point_scorer`` stage: turning_point's mention scorer is fitted on SGD train by a
 frozen DVC stage kept apart (``pipeline/turning_point_scorer/``), whose committed ``dvc.lock``
-records the hash of the ``scorer.json`` the package ships; the default offline ``dvc repro``
-neither runs nor fails on it when ../shared is absent (real DVC in a git clone of the
-repository)."""
+records the hash of ``models/turning_point/scorer.json`` (outside ``src/``, shipped as data); the
+default offline ``dvc repro`` neither runs nor fails on it when ../shared is absent (real DVC in
+a git clone of the repository)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,15 +21,16 @@ import pytest
 import yaml
 
 from compressbench.cli import main
-from compressbench.compress.turning_point.scorer import FEATURES, PACKAGED
-from compressbench.pipeline.dvc_yaml import covered, render
+from compressbench.compress.turning_point.scorer import FEATURES, MODEL_FILE, packaged_scorer
+from compressbench.pipeline.code_hash import code_stages
+from compressbench.pipeline.declare import BASE_MODELS
+from compressbench.pipeline.dvc_yaml import render
 from compressbench.stages import declaration, declarations
 from compressbench.tpbench.stages.turning_point_scorer import SCORER
 from support.paths import REPO_ROOT
 
 APART = "pipeline/turning_point_scorer/dvc.yaml"
 DVC_NAME = f"{APART}:turning_point_scorer"
-IN_SRC = SCORER.removeprefix("src/compressbench/")
 
 
 def _entry() -> dict[str, object]:
@@ -51,10 +53,33 @@ def test_the_stage_is_frozen_apart_with_sgd_train_as_param_and_dep() -> None:
     assert "turning_point_scorer" not in render(declarations())["dvc.yaml"]
 
 
-def test_every_stage_that_compresses_reads_the_scorer_through_its_code() -> None:
-    for name in ("retention", "contexts", "answers", "deletions"):
-        assert covered(declaration(name).code, IN_SRC), name
-    assert not covered(declaration("turning_point_scorer").code, IN_SRC)
+def test_the_scorer_lies_outside_src_and_every_stage_reads_it_through_code_base() -> None:
+    assert SCORER == MODEL_FILE and not SCORER.startswith("src/") and SCORER in BASE_MODELS
+    assert packaged_scorer() == REPO_ROOT / SCORER  # a source checkout loads its own models/
+    (base, *_) = code_stages(declarations())
+    assert base.stage == "code_base" and SCORER in base.paths
+    # the stage that writes it lists its code itself, never the file
+    assert SCORER not in declaration("turning_point_scorer").code
+
+
+@pytest.mark.slow
+def test_a_wheel_ships_the_scorer_as_data(tmp_path: Path) -> None:
+    """A real wheel of the checkout carries the file under its data scheme (installed to
+    ``<prefix>/share/compressbench/models/...``, where :func:`packaged_scorer` finds it)."""
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    build = subprocess.run(
+        [*pip_wheel, "-w", str(tmp_path), str(REPO_ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = tmp_path.glob("compressbench-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        shipped = [n for n in zf.namelist() if n.endswith(SCORER)]
+        assert shipped == [f"compressbench-0.1.0.data/data/share/compressbench/{SCORER}"]
+        assert zf.read(shipped[0]) == (REPO_ROOT / SCORER).read_bytes()
+        assert not [n for n in zf.namelist() if n.endswith("scorer.json") and n not in shipped]
 
 
 def test_the_committed_lock_records_the_shipped_scorer() -> None:
@@ -63,7 +88,7 @@ def test_the_committed_lock_records_the_shipped_scorer() -> None:
     assert stage["deps"][0]["path"] == "../shared/corpora/sgd/train"
     (out,) = stage["outs"]
     assert out["path"] == SCORER
-    assert out["md5"] == hashlib.md5(PACKAGED.read_bytes()).hexdigest()
+    assert out["md5"] == hashlib.md5((REPO_ROOT / SCORER).read_bytes()).hexdigest()
 
 
 def _params_file(tmp_path: Path, sgd: Path) -> Path:
@@ -116,7 +141,7 @@ def test_the_refit_on_sgd_train_is_byte_identical_to_the_shipped_scorer(
     params = _params_file(tmp_path, corpora_dir / "sgd")
     monkeypatch.chdir(tmp_path)
     assert main(["stage", "turning_point_scorer", "--params", str(params)]) == 0
-    assert (tmp_path / SCORER).read_bytes() == PACKAGED.read_bytes()
+    assert (tmp_path / SCORER).read_bytes() == (REPO_ROOT / SCORER).read_bytes()
 
 
 def _dvc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

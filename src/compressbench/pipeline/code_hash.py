@@ -2,7 +2,8 @@
 
 A stage of the root ``dvc.yaml`` does not list its declared code (20-odd paths) itself: a
 generated stage ``code_<stage>`` lists it (the part of it shared by every stage,
-:data:`~compressbench.pipeline.declare.BASE_CODE`, once, in ``code_base``) and writes
+:data:`~compressbench.pipeline.declare.BASE_CODE` and the trained
+:data:`~compressbench.pipeline.declare.BASE_MODELS`, once, in ``code_base``) and writes
 ``data/code/<stage>.json``, the SHA-256 of every file under those paths; every cell of the stage
 depends on that file and ``data/code/base.json``. A changed module reruns the fingerprint stages
 that list it (``dvc status`` names them: ``code_<stage>`` is stage ``<stage>``'s code), and the
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compressbench.jsonl import write_json
-from compressbench.pipeline.declare import BASE_CODE, SRC_PREFIX, StageDecl
+from compressbench.pipeline.declare import BASE_CODE, BASE_MODELS, SRC_PREFIX, StageDecl
 
 CODE_DIR = "data/code"
 BASE = "base"
@@ -52,7 +53,7 @@ def fingerprint_path(name: str) -> str:
 
 def code_stages(decls: Sequence[StageDecl]) -> list[CodeStage]:
     """``code_base`` and one fingerprint stage per declaration, in declaration order."""
-    stages = [CodeStage(BASE, tuple(SRC_PREFIX + c for c in BASE_CODE))]
+    stages = [CodeStage(BASE, (*(SRC_PREFIX + c for c in BASE_CODE), *BASE_MODELS))]
     for decl in decls:
         missing = [c for c in BASE_CODE if c not in decl.code]
         if missing:

@@ -80,6 +80,11 @@ BASE_CODE: tuple[str, ...] = (
     "tpbench/probe_names.py",
 )
 
+# Trained artefacts every stage may load (the method registry builds turning_point, whose default
+# scorer this is), relative to the repository root: read through the base code fingerprint. The
+# stage that writes them (turning_point_scorer) lists its code itself, so it never reads its out.
+BASE_MODELS: tuple[str, ...] = ("models/turning_point/scorer.json",)
+
 # TPBench's probe types (samplers, golds, prompts' questions, scorers) and the modules they read:
 # code of every stage that samples, asks or scores probes.
 PROBE_TYPE_CODE: tuple[str, ...] = (
@@ -137,29 +142,6 @@ def _outs(items: tuple[str | Out, ...]) -> tuple[Out, ...]:
     return tuple(o if isinstance(o, Out) else Out(o) for o in items)
 
 
-SRC_ROOT = Path(__file__).resolve().parents[1]
-"""``src/compressbench``: the folder ``code`` paths are relative to."""
-
-
-def _carve(path: str, inner: tuple[str, ...]) -> list[str]:
-    """``path`` (under ``src/compressbench``) without the files ``inner``: a folder holding one is
-    replaced by its other entries (``__pycache__`` and dot files left out)."""
-    if path in inner:
-        return []
-    if not any(o.startswith(path.rstrip("/") + "/") for o in inner):
-        return [path]
-    names = sorted(p.name for p in (SRC_ROOT / path).iterdir())
-    kept = [n for n in names if n != "__pycache__" and not n.startswith(".")]
-    return [c for n in kept for c in _carve(f"{path.rstrip('/')}/{n}", inner)]
-
-
-def _code_without_outs(code: tuple[str, ...], outs: tuple[Out, ...]) -> tuple[str, ...]:
-    """Declared code minus the stage's own outputs: DVC refuses a stage one of whose deps holds
-    one of its outs (e.g. a fitted artefact shipped inside ``compress/``)."""
-    inner = tuple(o.path.removeprefix(SRC_PREFIX) for o in outs if o.path.startswith(SRC_PREFIX))
-    return tuple(dict.fromkeys(c for path in code for c in _carve(path, inner)))
-
-
 def stage(
     name: str,
     *,
@@ -196,7 +178,7 @@ def stage(
             run=run,
             over=over,
             params=params,
-            code=_code_without_outs(tuple(dict.fromkeys((*BASE_CODE, own, *code))), _outs(outs)),
+            code=tuple(dict.fromkeys((*BASE_CODE, own, *code))),
             deps=deps,
             outs=_outs(outs),
             metrics=_outs(metrics),

@@ -3,8 +3,9 @@ and a logistic scorer over them.
 
 The features read turn texts, speakers and positions only (never state annotations). The
 weights come from :mod:`.train` (fitted on SGD train, the annotations as labels) and are stored
-as JSON: the packaged ``scorer.json`` is the default; a ``scorer`` path (e.g. the DVC stage's
-output) replaces it. Inference is a dot product per mention, in plain Python.
+as JSON: ``models/turning_point/scorer.json`` (written by the DVC stage, shipped with the
+package) is the default; a ``scorer`` path replaces it. Inference is a dot product per mention,
+in plain Python.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import functools
 import json
 import math
 import re
+import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,20 @@ from compressbench.compress.turning_point.segments import Segment
 from compressbench.corpora.model import USER
 from compressbench.errors import InputError
 
-PACKAGED = Path(__file__).with_name("scorer.json")
+MODEL_FILE = "models/turning_point/scorer.json"
+"""The fitted scorer, relative to the repository root (the ``turning_point_scorer`` stage's out)."""
+
+
+def packaged_scorer() -> Path:
+    """The default scorer file: the source checkout's ``models/`` (an editable install, a clone,
+    the image's workspace), else the copy a wheel installs under ``<prefix>/share/compressbench``
+    (``[tool.setuptools.data-files]``)."""
+    checkout = Path(__file__).resolve().parents[4] / MODEL_FILE
+    if checkout.is_file():
+        return checkout
+    return Path(sysconfig.get_path("data")) / "share" / "compressbench" / MODEL_FILE
+
+
 KINDS = ("time", "date", "number", "name")
 OFFER = re.compile(
     r"\b(?:how about|would you like|do you want|there is|there are|i found|shall i|how does|"
@@ -201,8 +216,8 @@ def scorer_from_dict(data: dict[str, Any], source: str = "scorer") -> Scorer:
 
 @functools.lru_cache(maxsize=4)
 def load_scorer(path: str | None = None) -> Scorer:
-    """The scorer stored at ``path`` (default: the packaged one)."""
-    file = Path(path) if path else PACKAGED
+    """The scorer stored at ``path`` (default: :func:`packaged_scorer`)."""
+    file = Path(path) if path else packaged_scorer()
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
