@@ -3,13 +3,16 @@
 Validation errors name the file and the field (``reader.batch_size``) and say what is wrong
 (for a name: the allowed values). Unknown keys are errors at every level: a misspelt knob
 must not be silently ignored. Reader backends come from the reader registry, so a backend
-registered at run time (an in-process test reader) is valid.
+registered at run time (an in-process test reader) is valid. This module validates the blocks
+both benchmarks share (corpora, datasets, seeds, ratios, reader, methods, tracking); each
+benchmark validates its own (:mod:`compressbench.tpbench.pipeline_spec`,
+:mod:`compressbench.keepbench.pipeline_spec`, the P1 judge's
+:mod:`compressbench.tpbench.judge.spec`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +21,21 @@ import yaml
 from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
 from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
-from compressbench.params_check import Checker
+from compressbench.params_check import Checker, spec_keys
 from compressbench.readers.hf import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
 from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names
 from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
-from compressbench.tpbench.probe_names import PIPELINE_PROBES, canonical_probe
+from compressbench.tpbench.pipeline_spec import (
+    DeletionsSpec,
+    RetentionSpec,
+    ScoringSpec,
+    parse_deletions,
+    parse_probes,
+    parse_retention,
+    parse_scoring,
+    probe_name,
+)
+from compressbench.tpbench.probe_names import PIPELINE_PROBES
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
 RENDERS = ("published", "markers")
@@ -68,32 +81,6 @@ class ReaderSpec:
 class TrackingSpec:
     uri: str | None = None
     experiment: str = "compressbench-tpbench"
-
-
-@dataclass(frozen=True)
-class ScoringSpec:
-    abstain: str = "published"  # "published" (P2: bool() of the field) | "json_literal"
-
-
-ABSTAIN_RULES = ("published", "json_literal")
-
-
-@dataclass(frozen=True)
-class RetentionSpec:
-    ratios: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7)
-    methods: tuple[str, ...] | None = None  # None: the pipeline's `methods`
-
-
-@dataclass(frozen=True)
-class DeletionsSpec:
-    enabled: bool = True
-    seed: int | None = None  # None: the first of `seeds`
-    max_new_tokens: int = 128  # the paper's deletion reader setting
-    max_probes: int | None = None  # None: every full-context P2 probe of the seed
-
-    def sample_seed(self, seeds: Sequence[int]) -> int:
-        """The P2 sample the experiment uses: ``seed``, or the first of ``seeds`` when null."""
-        return seeds[0] if self.seed is None else self.seed
 
 
 @dataclass(frozen=True)
@@ -153,20 +140,6 @@ class Params:
             ) from None
 
 
-def _probe(c: Checker, value: Any, fieldname: str) -> str:
-    """A pipeline probe type's name, case ignored (``p1`` -> ``P1``)."""
-    found = canonical_probe(value)
-    if found is None:
-        allowed = ", ".join(PIPELINE_PROBES)
-        raise c.fail(fieldname, f"must be one of {allowed} (case ignored); got {value!r}")
-    return found
-
-
-def _keys(spec: type) -> tuple[str, ...]:
-    """The keys a params section may hold: the fields of its dataclass."""
-    return tuple(f.name for f in fields(spec))
-
-
 def _corpus(c: Checker, name: str, raw: Any) -> CorpusSpec:
     where = f"corpora.{name}"
     c.typed(raw, dict, where)
@@ -186,13 +159,13 @@ def _corpus(c: Checker, name: str, raw: Any) -> CorpusSpec:
 def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
     """The ``reader`` block; ``max_new_tokens`` must give each of ``probes`` a budget."""
     default = ReaderSpec()
-    raw = c.mapping(raw, _keys(ReaderSpec), "reader")
+    raw = c.mapping(raw, spec_keys(ReaderSpec), "reader")
     new_tokens: dict[str, Any] = {}
     raw_tokens = c.typed(
         raw.get("max_new_tokens", default.max_new_tokens), dict, "reader.max_new_tokens"
     )
     for key, value in raw_tokens.items():
-        probe = _probe(c, key, f"reader.max_new_tokens.{key}")
+        probe = probe_name(c, key, f"reader.max_new_tokens.{key}")
         if probe in new_tokens:
             raise c.fail(f"reader.max_new_tokens.{key}", f"{probe} given twice")
         new_tokens[probe] = c.positive(value, f"reader.max_new_tokens.{key}")
@@ -228,30 +201,8 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
     )
 
 
-def _retention(c: Checker, raw: Any) -> RetentionSpec:
-    raw = c.mapping(raw, _keys(RetentionSpec), "retention")
-    methods = raw.get("methods")
-    return RetentionSpec(
-        ratios=c.ratios(raw.get("ratios", list(RetentionSpec.ratios)), "retention.ratios"),
-        methods=None if methods is None else c.items(methods, str, "retention.methods"),
-    )
-
-
-def _deletions(c: Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSpec:
-    raw = c.mapping(raw, _keys(DeletionsSpec), "deletions")
-    seed = raw.get("seed")
-    if seed is not None and c.typed(seed, int, "deletions.seed") not in seeds:
-        raise c.fail("deletions.seed", f"must be one of seeds ({', '.join(map(str, seeds))})")
-    return DeletionsSpec(
-        enabled=c.typed(raw.get("enabled", True), bool, "deletions.enabled"),
-        seed=seed,
-        max_new_tokens=c.positive(raw.get("max_new_tokens", 128), "deletions.max_new_tokens"),
-        max_probes=c.optional_positive(raw.get("max_probes"), "deletions.max_probes"),
-    )
-
-
 def _tracking(c: Checker, raw: Any) -> TrackingSpec:
-    raw = c.mapping(raw, _keys(TrackingSpec), "tracking")
+    raw = c.mapping(raw, spec_keys(TrackingSpec), "tracking")
     experiment = c.typed(raw.get("experiment", TrackingSpec.experiment), str, "tracking.experiment")
     if not experiment.strip():
         raise c.fail("tracking.experiment", "must not be empty")
@@ -269,7 +220,7 @@ def _method_params(c: Checker, raw: Any) -> dict[str, dict[str, Any]]:
 def parse_params(raw: Any, source: str = "params.yaml") -> Params:
     """Validate a loaded params mapping into :class:`Params`."""
     c = Checker(source)
-    raw = c.mapping(raw, [k for k in _keys(Params) if k != "source"], "(top level)")
+    raw = c.mapping(raw, [k for k in spec_keys(Params) if k != "source"], "(top level)")
     for key in ("corpora", "datasets", "methods"):
         if key not in raw:
             raise c.fail(key, "missing")
@@ -284,8 +235,7 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
                 f"datasets[{i}]",
                 f"{name!r} is not defined under corpora (defined: {', '.join(corpora)})",
             )
-    raw_probes = c.items(raw.get("probes", list(PIPELINE_PROBES)), str, "probes")
-    probes = tuple(_probe(c, p, f"probes[{i}]") for i, p in enumerate(raw_probes))
+    probes = parse_probes(c, raw.get("probes"))
     ratios = c.ratios(raw.get("ratios", [0.3]), "ratios")
     p3_ratio = c.ratio(raw.get("p3_ratio", 0.3), "p3_ratio")
     if "P3" in probes and p3_ratio not in ratios:
@@ -294,7 +244,6 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
             f"P3 is built only at p3_ratio, which must be one of ratios "
             f"({', '.join(map(str, ratios))}); got {p3_ratio}",
         )
-    scoring_raw = c.mapping(raw.get("scoring"), _keys(ScoringSpec), "scoring")
     seeds = c.items(raw.get("seeds", [42]), int, "seeds")
     params = Params(
         corpora=corpora,
@@ -308,14 +257,10 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
         reader=_reader(c, raw.get("reader"), probes),
         method_params=_method_params(c, raw.get("method_params")),
-        retention=_retention(c, raw.get("retention")),
-        scoring=ScoringSpec(
-            abstain=c.choice(
-                scoring_raw.get("abstain", ScoringSpec.abstain), ABSTAIN_RULES, "scoring.abstain"
-            )
-        ),
+        retention=parse_retention(c, raw.get("retention")),
+        scoring=parse_scoring(c, raw.get("scoring")),
         tracking=_tracking(c, raw.get("tracking")),
-        deletions=_deletions(c, raw.get("deletions"), seeds),
+        deletions=parse_deletions(c, raw.get("deletions"), seeds),
         judge=parse_judge(raw.get("judge"), source),
         keepbench=parse_keepbench(raw.get("keepbench"), source),
         source=source,

@@ -4,6 +4,7 @@ field (:class:`~compressbench.errors.InputError`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 from typing import Any
 
 from compressbench.errors import InputError
@@ -83,3 +84,8 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
         return "a number"
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(k.__name__ for k in kinds)
+
+
+def spec_keys(spec: type) -> tuple[str, ...]:
+    """The keys a params section may hold: the fields of its dataclass."""
+    return tuple(f.name for f in fields(spec))

@@ -76,6 +76,7 @@ BASE_CODE: tuple[str, ...] = (
     "pipeline/params_view.py",
     "stages.py",
     "keepbench/pipeline_spec.py",
+    "tpbench/pipeline_spec.py",
     "tpbench/judge/spec.py",
     "tpbench/probe_names.py",
 )
