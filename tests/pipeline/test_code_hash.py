@@ -16,7 +16,7 @@ import yaml
 
 from compressbench.cli import COMMANDS, build_parser, main
 from compressbench.pipeline.code_hash import BASE, MODULE, fingerprint, write_fingerprint
-from compressbench.pipeline.declare import SRC_PREFIX
+from compressbench.pipeline.declare import BASE_MODELS, SRC_PREFIX
 from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
 from compressbench.stages import declarations
 from support.paths import REPO_ROOT
@@ -35,7 +35,8 @@ def test_each_root_stage_reads_exactly_its_declared_code_through_two_fingerprint
         assert not [d for d in deps if d.startswith("src/")], decl.name
         assert deps[-2:] == [f"data/code/{BASE}.json", f"data/code/{decl.name}.json"]
         hashed = [*codes[BASE].paths, *codes[decl.name].paths]
-        assert sorted(hashed) == sorted(SRC_PREFIX + c for c in decl.code), decl.name
+        declared = [*(SRC_PREFIX + c for c in decl.code), *BASE_MODELS]  # + trained artefacts
+        assert sorted(hashed) == sorted(declared), decl.name
     for code in codes.values():  # the command hashes exactly what the stage declares it reads
         body = stages[code.stage]
         assert body["deps"] == [MODULE, *code.paths]
@@ -44,9 +45,11 @@ def test_each_root_stage_reads_exactly_its_declared_code_through_two_fingerprint
 
 
 def _copy_src(tmp_path: Path) -> Path:
-    shutil.copytree(
-        REPO_ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    """The code and trained artefacts the fingerprints hash, in a folder of their own."""
+    for folder in ("src", "models"):
+        shutil.copytree(
+            REPO_ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     return tmp_path
 
 
@@ -70,6 +73,11 @@ def test_a_changed_module_changes_the_fingerprints_of_exactly_the_stages_declari
     errors = root / "src/compressbench/errors.py"
     errors.write_text(errors.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert {n for n, f in _fingerprints(root).items() if f != after[n]} == {BASE}
+    # so does a refitted turning_point scorer (models/, outside src/)
+    base = _fingerprints(root)
+    scorer = root / BASE_MODELS[0]
+    scorer.write_text(scorer.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert {n for n, f in _fingerprints(root).items() if f != base[n]} == {BASE}
 
 
 def test_bytecode_and_dot_files_change_no_fingerprint(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def probe_name(c: Checker, value: Any, fieldname: str) -> str:
 
 def parse_probes(c: Checker, raw: Any) -> tuple[str, ...]:
     """``probes`` (default: every pipeline probe type), each in its canonical case."""
-    items = c.items(PIPELINE_PROBES if raw is None else raw, str, "probes")
+    items = c.items(list(PIPELINE_PROBES) if raw is None else raw, str, "probes")
     return tuple(probe_name(c, p, f"probes[{i}]") for i, p in enumerate(items))
 
 

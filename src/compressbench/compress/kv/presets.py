@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compressbench.compress.kv.record import check_mode
+from compressbench.registry import Registry
 
 PresetFactory = Callable[..., Any]
 
@@ -36,13 +37,15 @@ class PressPreset:
     def build(self, r: float, **overrides: Any) -> Any:
         return self.factory(r, **overrides)
 
+    __call__ = build  # a preset is the factory the registry holds
+
     def parameters(self) -> dict[str, inspect.Parameter]:
         """The settings ``method_params`` may override (the factory's, less ``r``)."""
         params = list(inspect.signature(self.factory).parameters.values())
         return {p.name: p for p in params[1:]}
 
 
-PRESS_PRESETS: dict[str, PressPreset] = {}
+PRESS_PRESETS: Registry[PressPreset] = Registry("press preset")
 
 
 def register_press_preset(
@@ -52,9 +55,7 @@ def register_press_preset(
     check_mode(default_mode)
 
     def deco(factory: PresetFactory) -> PresetFactory:
-        if name in PRESS_PRESETS:
-            raise ValueError(f"press preset {name!r} registered twice")
-        PRESS_PRESETS[name] = PressPreset(name, factory, default_mode)
+        PRESS_PRESETS.register(name, PressPreset(name, factory, default_mode))
         return factory
 
     return deco
