@@ -3,6 +3,7 @@ numbers, the Pareto frontier, the compression cache, the report and the stages e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,9 @@ def test_extractive_compressions_are_cached_and_read_back(
         again, stats = compress_cached("uniform_stride", method, sources, 1.0, cache)
         assert stats == {"cached": 3, "computed": 3}
         assert again[:3] == first
+        # the same bytes when written (record keys in the same order), cold or warm
+        as_written = [json.dumps(dataclasses.asdict(c)) for c in (*first, *again[:3])]
+        assert as_written[:3] == as_written[3:]
         _, stats = compress_cached("uniform_stride", method, sources, 2.0, cache)
         assert stats["computed"] == 6  # another budget is another key
 
