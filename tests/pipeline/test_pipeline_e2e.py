@@ -29,7 +29,7 @@ SMALL = {
     "seeds": [42],
     "ratios": [0.3],
     "methods": ["full_context", "recency"],
-    "reader": {"batch_size": 4, "max_new_tokens": {"p1": 24, "p2": 24, "p3": 32}},
+    "reader": {"batch_size": 4, "max_new_tokens": {"P1": 24, "P2": 24, "P3": 32}},
 }
 
 

@@ -109,7 +109,7 @@ def test_kv_press_cells_shard_across_hf_workers(
     """Two real HF readers (SmolLM2 from PyPI) under StreamingLLM: the same answers and
     measured KV records as the serial stage."""
     monkeypatch.chdir(tmp_path)
-    new_tokens = {"p1": 8, "p2": 8, "p3": 8}
+    new_tokens = {"P1": 8, "P2": 8, "P3": 8}
     reader = {"backend": "hf", "model": "smollm2", "batch_size": 1, "max_new_tokens": new_tokens}
     params = _params(reader, ("streamingllm",), 1)
     cells = _contexts(params)

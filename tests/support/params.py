@@ -23,7 +23,7 @@ def pipeline_params(*, grid: bool = True, **overrides: Any) -> dict[str, Any]:
         "datasets": ["builtin"],
     }
     if grid:
-        raw.update(probes=["p1", "p2", "p3"], seeds=[42], ratios=[RATIO], p3_ratio=RATIO)
+        raw.update(probes=["P1", "P2", "P3"], seeds=[42], ratios=[RATIO], p3_ratio=RATIO)
     raw["methods"] = ["full_context"]
     raw.update(overrides)
     return raw

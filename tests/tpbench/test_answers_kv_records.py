@@ -37,11 +37,11 @@ pytestmark = pytest.mark.slow
 
 def _params(**method_params: dict[str, Any]) -> Params:
     raw = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())
-    raw.update(datasets=["builtin"], probes=["p2"], seeds=[42], ratios=[RATIO], n_per_cell=4)
+    raw.update(datasets=["builtin"], probes=["P2"], seeds=[42], ratios=[RATIO], n_per_cell=4)
     raw["methods"] = ["full_context", "chunkkv", *method_params]
     raw["method_params"].update(method_params)
     use_smoke_reader(raw)  # hf: kvpress runs there
-    raw["reader"]["max_new_tokens"] = {"p1": 8, "p2": 8, "p3": 8}
+    raw["reader"]["max_new_tokens"] = {"P1": 8, "P2": 8, "P3": 8}
     return parse_params(raw)
 
 

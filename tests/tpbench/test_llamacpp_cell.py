@@ -37,7 +37,7 @@ def _params() -> Any:
             "n_ctx": 1024,
             "n_threads": 2,
             "batch_size": 4,
-            "max_new_tokens": {"p1": 12, "p2": 12, "p3": 12},
+            "max_new_tokens": {"P1": 12, "P2": 12, "P3": 12},
         },
     )
     return parse_params(raw, "cell-params.yaml")
