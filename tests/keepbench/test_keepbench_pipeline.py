@@ -160,6 +160,14 @@ def _params_file(root: Path, **keepbench: Any) -> Path:
 
 
 KEEP_STAGES = ("keep_cases", "keep_compressed", "keep_verdicts", "keep_metrics", "keep_report")
+CELL_STAGES = ("keep_compressed", "keep_verdicts")  # one cell per compressor (--compressor)
+
+
+def _stage_calls(name: str, compressors: list[str]) -> list[list[str]]:
+    """The CLI calls DVC makes for one KEEP stage: one per compressor for a cell stage."""
+    if name not in CELL_STAGES:
+        return [["stage", name]]
+    return [["stage", name, "--compressor", c] for c in compressors]
 
 
 @pytest.mark.slow
@@ -177,7 +185,8 @@ def test_keep_stages_end_to_end_with_mlflow(
         budgets=[1.0, 2.0],
     )
     for name in KEEP_STAGES:
-        assert main(["stage", name]) == 0, name
+        for call in _stage_calls(name, ["first_n", "recomp_extractive"]):
+            assert main(call) == 0, call
     metrics = json.loads(Path("metrics/keepbench.json").read_text())
     assert set(metrics["cells"]) == {
         f"{m}@{b}" for m in ("first_n", "recomp_extractive") for b in ("1.0", "2.0")
@@ -236,7 +245,8 @@ def test_llm_cell_resumes_after_kill_9(tmp_path: Path) -> None:
     procs: list[subprocess.Popen[bytes]] = []
 
     def stage(name: str) -> subprocess.Popen[bytes]:
-        cmd = [sys.executable, "-m", "compressbench.cli", "stage", name]
+        (call,) = _stage_calls(name, ["llm"])
+        cmd = [sys.executable, "-m", "compressbench.cli", *call]
         procs.append(subprocess.Popen(cmd, cwd=tmp_path, env=env, stderr=subprocess.DEVNULL))
         return procs[-1]
 
