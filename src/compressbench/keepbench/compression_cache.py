@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from compressbench.compress.method import Compression, Source
 from compressbench.jsonl import canonical_json
 from compressbench.keepbench.cases import case_to_dict
-from compressbench.readers.base import Generation
+from compressbench.readers.base import Generation, json_record
 from compressbench.readers.cache import AnswerCache
 
 KIND = "keep_compression"
@@ -39,8 +38,7 @@ def compression_key(name: str, method: Any, scale: float, source: Source) -> str
 
 
 def _to_generation(case_id: str, comp: Compression) -> Generation:
-    # stored as canonical JSON: the same key order whether it is read back or used now
-    record = json.loads(canonical_json({"compression": dataclasses.asdict(comp)}))
+    record = json_record({"compression": dataclasses.asdict(comp)})  # as the cache stores it
     return Generation(id=case_id, raw=comp.text, json_text=None, error=None, record=record)
 
 
