@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Make the base image of docker/Dockerfile without any registry but Debian's mirror, and print
-# the digest reference to pin (BASE_IMAGE=<registry>/compressbench/bookworm-minbase@sha256:...).
+# The offline substitute for docker/Dockerfile's base (Debian's official bookworm-slim from
+# Docker Hub) where no registry answers: made from Debian's mirror alone, it prints its digest
+# reference (<registry>/compressbench/bookworm-minbase@sha256:...) for BASE_IMAGE.
 #
-#   debootstrap --variant=minbase bookworm (+ python3, venv, CA certificates, git)
+#   debootstrap --variant=minbase bookworm (what bookworm-slim is made from)
 #   -> docker import -> push to a loopback registry (Debian's docker-registry, docker/registry.yml)
 #
-# The push gives the image a registry content digest, so every FROM pins a digest even here;
-# elsewhere push the same image to any registry (a mirror) and pass its reference instead.
+# The push gives the image a registry content digest, so every FROM pins a digest even here.
+# Its digest changes with each new rootfs (file times, the mirror's package versions of the
+# day); scripts/build_image.sh reuses the one in the loopback registry.
 # Needs root (debootstrap, dockerd). Idempotent: reuses the rootfs and the running daemons.
 # `--daemons-only`: install the tools and start dockerd and the registry, nothing else.
+# `--reuse`: print the substitute already in the loopback registry, if any, without rebuilding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +20,6 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 REGISTRY=${REGISTRY:-localhost:5000}
 NAME=${BASE_NAME:-compressbench/bookworm-minbase}
 DOCKER=${DOCKER:-/usr/bin/docker}  # Debian's client 20.10 (the newer one in PATH lacks buildx)
-INCLUDE=python3,python3-venv,ca-certificates,git
 
 log() { echo "[base] $*" >&2; }
 
@@ -57,11 +59,20 @@ ensure_dockerd
 ensure_registry
 [ "${1:-}" = "--daemons-only" ] && exit 0
 
+repo_digest() {
+  "$DOCKER" inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$REGISTRY/$NAME:bookworm" 2>/dev/null |
+    grep -F "$REGISTRY/$NAME@" | head -n1
+}
+if [ "${1:-}" = "--reuse" ] && "$DOCKER" pull -q "$REGISTRY/$NAME:bookworm" >/dev/null 2>&1; then
+  digest=$(repo_digest)
+  [ -n "$digest" ] && { echo "$digest"; exit 0; }
+fi
+
 ROOTFS="$WORK/rootfs"
-if [ ! -x "$ROOTFS/usr/bin/python3" ]; then
+if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
   log "debootstrap --variant=minbase bookworm $MIRROR (a few minutes)"
   rm -rf "$ROOTFS"
-  debootstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOTFS" "$MIRROR" >"$WORK/debootstrap.log"
+  debootstrap --variant=minbase bookworm "$ROOTFS" "$MIRROR" >"$WORK/debootstrap.log"
   # Leave no apt lists or caches in the image; apt-get update restores them when needed.
   rm -rf "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/cache/apt/*.bin "$ROOTFS"/var/cache/apt/archives/*.deb
 fi
@@ -70,7 +81,6 @@ log "docker import -> $REGISTRY/$NAME:bookworm"
 tar --numeric-owner --sort=name -C "$ROOTFS" -c . |
   "$DOCKER" import --change 'CMD ["/bin/bash"]' - "$REGISTRY/$NAME:bookworm" >/dev/null
 "$DOCKER" push "$REGISTRY/$NAME:bookworm" >&2
-digest=$("$DOCKER" inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$REGISTRY/$NAME:bookworm" |
-  grep -F "$REGISTRY/$NAME@" | head -n1)
+digest=$(repo_digest)
 [ -n "$digest" ] || { log "no registry digest after push"; exit 1; }
 echo "$digest"

@@ -5,11 +5,14 @@
 #   scripts/build_image.sh cuda       # -> compressbench:cuda (+ import smoke test)
 #   scripts/build_image.sh postgres   # -> compressbench:postgres (docker/compose.yaml)
 #
-# Starts dockerd and the loopback registry if needed (scripts/build_base_image.sh); uses the base
-# pinned in docker/Dockerfile (ARG BASE_IMAGE) when that image is present, else makes a new base
-# and says which digest to pin; hard-links the local CPU torch wheel into docker/wheels/; passes
-# the CA bundle as a BuildKit secret and the lock's sha256 as LOCK_SHA256. Prints build time and
-# image size; env: CONTEXT (build context, default the repo), TAG, BASE_IMAGE, CA_BUNDLE, PUSH.
+# Starts dockerd and the loopback registry if needed (scripts/build_base_image.sh); builds FROM
+# the official base pinned in docker/Dockerfile (ARG BASE_IMAGE) when it is present or a
+# registry serves it, else FROM the offline substitute (scripts/build_base_image.sh --reuse);
+# hard-links this machine's mirror of the CPU torch wheel into docker/wheels/; passes the CA
+# bundle (when present) as a BuildKit secret, the lock's sha256 as LOCK_SHA256, the commit time
+# as SOURCE_DATE_EPOCH, and PIP_RETRIES=0 when an index the lock names does not resolve here.
+# Prints build time and image size; env: CONTEXT (build context, default the repo), TAG,
+# BASE_IMAGE, CA_BUNDLE, DEBIAN_SNAPSHOT, NO_CACHE=1, PUSH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -23,10 +26,11 @@ LOCAL_WHEELS=${LOCAL_WHEELS:-/opt/wheels}
 log() { echo "[build $TARGET] $*" >&2; }
 
 scripts/build_base_image.sh --daemons-only
-BASE_IMAGE=${BASE_IMAGE:-$(sed -n 's/^ARG BASE_IMAGE=//p' docker/Dockerfile)}
+OFFICIAL_BASE=$(sed -n 's/^ARG BASE_IMAGE=//p' docker/Dockerfile)
+BASE_IMAGE=${BASE_IMAGE:-$OFFICIAL_BASE}
 if ! "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1 && ! "$DOCKER" pull -q "$BASE_IMAGE" >/dev/null 2>&1; then
-  log "base $BASE_IMAGE not found: making a new one (pin it in docker/Dockerfile)"
-  BASE_IMAGE=$(scripts/build_base_image.sh)
+  log "no registry serves $BASE_IMAGE: building FROM the offline substitute (debootstrap)"
+  BASE_IMAGE=$(scripts/build_base_image.sh --reuse)
 fi
 log "base $BASE_IMAGE"
 
@@ -43,10 +47,18 @@ if [ -f "$CONTEXT/docker/requirements-$TARGET.lock" ]; then
 fi
 log "lock sha256 $LOCK_SHA256; context $CONTEXT"
 
+ARGS=(--build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "LOCK_SHA256=$LOCK_SHA256")
+ARGS+=(--build-arg "SOURCE_DATE_EPOCH=$(git -C "$CONTEXT" log -1 --format=%ct 2>/dev/null || echo 0)")
+[ -f "$CA" ] && ARGS+=(--secret "id=ca,src=$CA")
+[ -n "${DEBIAN_SNAPSHOT:-}" ] && ARGS+=(--build-arg "DEBIAN_SNAPSHOT=$DEBIAN_SNAPSHOT")
+[ -n "${NO_CACHE:-}" ] && ARGS+=(--no-cache)
+for host in $(sed -n 's|^--[a-z-]*index-url https\{0,1\}://\([^/]*\).*|\1|p' "$CONTEXT/docker/requirements-$TARGET.lock" 2>/dev/null); do
+  getent hosts "$host" >/dev/null || { log "$host does not resolve: PIP_RETRIES=0"; ARGS+=(--build-arg PIP_RETRIES=0); break; }
+done
+
 start=$(date +%s)
 DOCKER_BUILDKIT=1 "$DOCKER" build --progress=plain -f "$CONTEXT/docker/Dockerfile" --target "$TARGET" \
-  --secret "id=ca,src=$CA" --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "LOCK_SHA256=$LOCK_SHA256" \
-  -t "$TAG" "$CONTEXT"
+  "${ARGS[@]}" -t "$TAG" "$CONTEXT"
 seconds=$(( $(date +%s) - start ))
 bytes=$("$DOCKER" image inspect --format '{{.Size}}' "$TAG")
 log "built $TAG in ${seconds}s; size $bytes bytes ($(numfmt --to=iec "$bytes"))"

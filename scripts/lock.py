@@ -11,8 +11,9 @@ with the sha256 of the requirement set it locked (``requirements-sha256``), whic
 and tests/project/test_docker_static.py compare with pyproject.toml without any network.
 
 - ``cpu``: the extras ``.ci/run`` installs (``all``); torch is the CPU wheel (``2.13.0+cpu``),
-  from this machine's wheel folder (``/opt/wheels``) when it holds one, else from PyTorch's CPU
-  index.
+  whose public source is PyTorch's CPU index: the lock names it (``--extra-index-url``, which
+  pip reads from the file). Resolving reads this machine's mirror of that wheel
+  (``/opt/wheels``) when it holds one, else the index itself.
 - ``cuda``: readers, presses, pipeline and Ray workers plus vLLM; torch is the CUDA build from
   PyPI at the version vLLM is built against (``docker/cuda-overrides.txt``; the ``models`` extra
   pins the CPU version), its CUDA libraries (``nvidia-*`` wheels) locked with it.
@@ -134,6 +135,14 @@ def uv_command(target: Target, out: Path) -> list[str]:
     return cmd
 
 
+def index_lines(target: Target) -> str:
+    """The package indexes a lock names besides PyPI (the public source of each wheel)."""
+    if not target.cpu_torch:
+        return ""
+    comment = "# torch's CPU build is published on PyTorch's CPU index."
+    return f"{comment}\n--extra-index-url {TORCH_CPU_INDEX}\n"
+
+
 def write_lock(target: Target) -> None:
     """Resolve ``target`` with uv and write its lock atomically, header first."""
     env = dict(os.environ)
@@ -148,6 +157,7 @@ def write_lock(target: Target) -> None:
         f"# target: {target.name}; extras: {','.join(target.extras)}; "
         f"python {PYTHON_VERSION}; platform {PLATFORM}\n"
         f"# {HASH_KEY}: {requirement_set_sha256(target)}\n"
+        f"{index_lines(target)}"
     )
     tmp.write_text(header + body, encoding="utf-8")
     tmp.replace(target.lock)

@@ -3,13 +3,10 @@ pyproject.toml, the CPU target installing what .ci/run installs, pinned compose 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shlex
-import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
@@ -17,7 +14,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from compressbench.published_images import load_images_lock
 from support.paths import REPO_ROOT
+from support.scripts import load_script
 
 DOCKERFILE = REPO_ROOT / "docker" / "Dockerfile"
 COMPOSE = REPO_ROOT / "docker" / "compose.yaml"
@@ -27,18 +26,8 @@ DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 LOCK_ENV = {"python_version": "3.11", "sys_platform": "linux", "platform_machine": "x86_64"}
 
 
-def _lock_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "compressbench_lock", REPO_ROOT / "scripts/lock.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-LOCK = _lock_module()
+LOCK = load_script("lock")
+IMAGES_SCRIPT = load_script("images_lock")
 
 
 def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
@@ -80,7 +69,7 @@ def parse_lock(path: Path) -> dict[str, tuple[str, list[str]]]:
     logical = path.read_text(encoding="utf-8").replace("\\\n", " ")
     for raw in logical.splitlines():
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith("#") or line.startswith("--extra-index-url "):
             continue
         m = re.match(r"([A-Za-z0-9_.-]+)(\[[^\]]*\])?==(\S+)(.*)$", line)
         assert m, f"{path.name}: not pinned with == : {line[:80]!r}"
@@ -113,6 +102,8 @@ def test_every_from_pins_a_digest() -> None:
             seen_stages.add(parts[2])
     assert froms >= 4
     assert DIGEST.search(args["BASE_IMAGE"])
+    # The default base is public (Docker Hub's official Debian image), not a machine's registry.
+    assert args["BASE_IMAGE"].startswith("docker.io/library/debian:bookworm-slim@sha256:")
 
 
 def test_both_targets_exist_and_run_as_non_root_with_the_cli() -> None:
@@ -230,6 +221,13 @@ def test_cpu_lock_takes_the_cpu_torch_and_cuda_lock_the_cuda_stack() -> None:
     cpu = parse_lock(LOCK.TARGETS["cpu"].lock)
     cuda = parse_lock(LOCK.TARGETS["cuda"].lock)
     assert cpu["torch"][0].endswith("+cpu")
+    # The lock names the public source of the CPU torch (this machine's wheel folder mirrors it).
+    text = LOCK.TARGETS["cpu"].lock.read_text(encoding="utf-8")
+    assert f"--extra-index-url {LOCK.TORCH_CPU_INDEX}\n" in text
+    assert (
+        "/opt/wheels" not in text
+        and LOCK.TORCH_CPU_INDEX not in LOCK.TARGETS["cuda"].lock.read_text()
+    )
     assert not any(name.startswith("nvidia-") for name in cpu)
     assert "vllm" in cuda and "kvpress" in cuda and "llmlingua" in cuda
     assert not cuda["torch"][0].endswith("+cpu")
@@ -259,7 +257,7 @@ def test_cpu_target_installs_what_ci_installs() -> None:
     assert any("--upgrade pip" in line for line in ci_lines)
 
     body = stages(dockerfile_instructions(DOCKERFILE.read_text(encoding="utf-8")))["build-cpu"]
-    runs = [rest for word, rest in body if word == "RUN" and "pip install" in rest]
+    runs = [rest for word, rest in body if word == "RUN" and "pip-install" in rest]
     image_extras = [e for run in runs if (e := _project_extras(run))]
     assert image_extras == ci_extras
     lock_run = next(run for run in runs if "--require-hashes" in run)
@@ -272,14 +270,19 @@ def test_cpu_target_installs_what_ci_installs() -> None:
 # ------------------------------------------------------------------------- compose
 
 
-def test_compose_images_are_pinned_and_volumes_named() -> None:
+def test_compose_images_come_from_the_images_lock_and_volumes_are_named() -> None:
     compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     services = compose["services"]
     assert {"postgres", "mlflow", "vllm"} <= set(services)
+    images = load_images_lock(REPO_ROOT / "docker" / "images.lock")
     for name, service in services.items():
         image = service["image"]
         default = re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", image)
-        assert DIGEST.search(default), f"service {name}: image {image} not pinned by digest"
+        published = images[IMAGES_SCRIPT.SERVICES[name]]
+        assert default == published.compose_ref, f"service {name}: {image}"
+        # Released: pinned by digest; before the first release, the version tag it will push.
+        assert DIGEST.search(default) if published.digest else default.endswith(":0.1.0")
+        assert not default.startswith("localhost"), f"service {name}: a machine-local registry"
         for mount in service.get("volumes", []):
             source = mount.split(":", 1)[0] if isinstance(mount, str) else mount["source"]
             assert source in compose["volumes"], f"service {name}: {source} is not a named volume"
