@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "flops": "flops",
     "compress": "compress",
     "code-hash": "code_hash",
+    "doctor": "doctor",
 }
 
 EXIT_BAD_INPUT = 2

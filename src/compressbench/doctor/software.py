@@ -1,0 +1,119 @@
+"""Checks ``versions`` (torch, transformers, vLLM, kvpress against the image target's hashed lock)
+and ``image`` (the image this runs in: its lock, its base, its published digest).
+
+The target is ``--image-target``, else ``COMPRESSBENCH_IMAGE_TARGET`` (the images set it), else
+the host, which is held to the ``cpu`` lock (``--image-target cuda`` for a CUDA host install).
+The lock is ``docker/requirements-<target>.lock`` of the project, else the one an image keeps in
+``/opt/compressbench``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import re
+from pathlib import Path
+
+from compressbench.doctor.base import FAIL, PASS, Context, Result, Skip
+from compressbench.published_images import find_images_lock, load_images_lock, match_image
+from compressbench.readers.image_env import HOST, image_identity
+
+PACKAGES = ("torch", "transformers", "vllm", "kvpress")
+TARGET_ENV = "COMPRESSBENCH_IMAGE_TARGET"
+IMAGE_LOCK = Path("/opt/compressbench/requirements.lock")
+CODE_ROOT = Path(__file__).resolve().parents[3]  # the checkout of an editable install
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def target(ctx: Context) -> str | None:
+    """The image target to hold this install to; None on the host."""
+    return ctx.options.image_target or ctx.environ.get(TARGET_ENV) or None
+
+
+def lock_file(ctx: Context, name: str) -> Path | None:
+    """``docker/requirements-<name>.lock`` of the project or of this code's checkout (an editable
+    install), else the image's own copy."""
+    for root in (ctx.repo_root, CODE_ROOT):
+        here = root / "docker" / f"requirements-{name}.lock"
+        if here.is_file():
+            return here
+    return IMAGE_LOCK if IMAGE_LOCK.is_file() and ctx.environ.get(TARGET_ENV) == name else None
+
+
+def pins(path: Path) -> dict[str, str]:
+    """Normalised distribution name -> pinned version of a ``name==version`` lock."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = _PIN.match(line)
+        if m:
+            out[_norm(m.group(1))] = m.group(2)
+    return out
+
+
+def installed(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def check_versions(ctx: Context) -> Result:
+    tgt = target(ctx)
+    name = tgt or "cpu"
+    where = f"image target {tgt}" if tgt else "host (held to the cpu lock)"
+    path = lock_file(ctx, name)
+    if path is None:
+        return Result("versions", FAIL, f"{where}: no docker/requirements-{name}.lock found")
+    locked = pins(path)
+    have = {p: installed(p) for p in PACKAGES}
+    want = {p: locked.get(_norm(p)) for p in PACKAGES}
+    figures = {"target": name, "lock": str(path), "installed": have, "locked": want}
+    bad = [
+        f"{p} {have[p] or 'not installed'} (lock {want[p] or 'none'})"
+        for p in PACKAGES
+        if have[p] != want[p]
+    ]
+    if bad:
+        hint = "" if tgt else "; --image-target cuda for a CUDA install"
+        text = f"{where}: differs from {path.name}: {'; '.join(bad)}{hint}"
+        return Result("versions", FAIL, text, figures)
+    listed = ", ".join(f"{p} {have[p]}" for p in PACKAGES if have[p])
+    absent = [p for p in PACKAGES if not have[p]]
+    tail = f" ({', '.join(absent)}: not in the lock, not installed)" if absent else ""
+    return Result("versions", PASS, f"{where}: as {path.name}: {listed}{tail}", figures)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_image(ctx: Context) -> Result:
+    ident = image_identity(ctx.environ)
+    lock_sha, base = ident["image.lock_sha256"], ident["image.base_digest"]
+    if lock_sha == HOST:
+        raise Skip("not in a compressbench image (COMPRESSBENCH_IMAGE_LOCK_SHA256 unset): host")
+    figures: dict[str, object] = {"lock_sha256": lock_sha, "base": base, "target": target(ctx)}
+    label = f"lock {lock_sha[:12]}, base {base}"
+    tgt = target(ctx)
+    here = ctx.repo_root / "docker" / f"requirements-{tgt}.lock" if tgt else None
+    if here is not None and here.is_file() and _sha256(here) != lock_sha:
+        text = (
+            f"{label}: the image installed another lock than this checkout's {here.name} "
+            f"({_sha256(here)[:12]}); pull or build the image of this commit"
+        )
+        return Result("image", FAIL, text, figures)
+    path = ctx.options.images_lock or find_images_lock(ctx.repo_root)
+    if path is None:
+        return Result("image", PASS, f"{label}; no docker/images.lock to look it up", figures)
+    images = load_images_lock(path)  # a bad lock: InputError, one FAIL line
+    found = match_image(ident, images)
+    if found is None:
+        text = f"{label}; not a published image in {path.name} (a local build or unreleased)"
+        return Result("image", PASS, text, figures)
+    figures.update(published=found.ref, version=found.version, commit=found.commit)
+    text = f"{label}; published {found.ref} (version {found.version}, commit {found.commit})"
+    return Result("image", PASS, text, figures)
