@@ -102,7 +102,9 @@ TPBENCH_PARAMS: tuple[str, ...] = tuple(k for k in PARAM_FIELDS if k not in ("ke
 
 @dataclass(frozen=True)
 class Out:
-    """A stage output; ``cache=False`` keeps it out of the DVC cache (small, git-tracked)."""
+    """A stage output. Outputs are DVC-cached, so ``dvc push`` / ``dvc pull`` carry them;
+    ``cache=False`` (kept out of the cache) is for a frozen stage's git-tracked artefact only:
+    the generator refuses it in the root ``dvc.yaml``, where a pull could not restore it."""
 
     path: str
     cache: bool = True

@@ -9,9 +9,12 @@ root): DVC rewrites the lock file of a stage that ran, so keeping that lock apar
 ``dvc.lock`` keeps a warm ``dvc repro`` from rewriting the big lock. A ``frozen`` stage (it
 reads data the default offline pipeline lacks, e.g. SGD train) is kept apart too, with its
 ``dvc.lock`` committed: ``dvc repro`` skips it, and the lock records the hash of the artefact it
-made. :func:`problems` lists
-declared code that does not exist and modules a stage imports (statically, see
-:mod:`.import_graph`) outside its declared code; generation refuses while there are any.
+made. Every output of the root ``dvc.yaml`` (fingerprints included) is DVC-cached, so
+``dvc push`` shares it and ``dvc pull`` restores it: a pulled clone is up to date without
+running a stage (docs/sharing.md). :func:`problems` lists
+declared code that does not exist, modules a stage imports (statically, see
+:mod:`.import_graph`) outside its declared code and root outputs kept out of the DVC cache;
+generation refuses while there are any.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ HEADER = """\
 # which hash that code into data/code/ (pipeline/code_hash.py). Cells are matrix stages
 # (TPBench: dataset x method x ratio; KEEP-Bench: one per compressor), so changing one method,
 # ratio or KEEP compressor in params.yaml reruns only its cells.
+"""
+ROOT_NOTE = """\
+# Every output here is DVC-cached: `dvc push` shares it, `dvc pull` restores it, and a pulled
+# clone is up to date (docs/sharing.md).
 """
 
 
@@ -97,7 +104,7 @@ def code_entry(code: CodeStage) -> dict[str, Any]:
     return {
         "cmd": " ".join(["compressbench code-hash --out", code.out, *code.paths]),
         "deps": [MODULE, *code.paths],
-        "outs": [{code.out: {"cache": False}}],
+        "outs": [code.out],
     }
 
 
@@ -141,6 +148,8 @@ def _render_one(decls: Sequence[StageDecl], *, apart: bool) -> str:
     parts = [HEADER]
     if apart:  # run from the root, templated from the root's params.yaml
         parts.append(FROZEN_NOTE if any(d.frozen for d in decls) else APART_NOTE)
+    else:
+        parts.append(ROOT_NOTE)
     parts.append("stages:\n")
     codes = {} if apart else {c.name: c for c in code_stages(decls)}
     if codes:
@@ -200,11 +209,25 @@ def undeclared_modules(decl: StageDecl, graph: ImportGraph) -> list[str]:
     return sorted(p for p in reached if not covered(decl.code, p))
 
 
+def unpullable_outs(decl: StageDecl) -> list[str]:
+    """Outputs of a root ``dvc.yaml`` stage kept out of the DVC cache: ``dvc push`` skips them
+    and ``dvc pull`` cannot restore them, so a pulled clone would rerun the stage. Only a stage
+    kept apart (frozen, its output tracked by git) may declare one."""
+    if apart_file(decl) != MAIN_FILE:
+        return []
+    return [o.path for o in (*decl.outs, *decl.metrics, *decl.plots) if not o.cache]
+
+
 def problems(decls: Sequence[StageDecl], graph: ImportGraph | None = None) -> list[str]:
     """Everything wrong with the declarations (empty when ``dvc.yaml`` may be generated)."""
     graph = graph or build_graph()
     found = []
     for decl in decls:
+        found += [
+            f"stage {decl.name}: output {o!r} is declared cache=False: `dvc pull` could not "
+            "restore it (only a frozen stage's git-tracked output may be)"
+            for o in unpullable_outs(decl)
+        ]
         found += [
             f"stage {decl.name}: declared code {c!r} does not exist under {SRC}"
             for c in decl.code

@@ -11,7 +11,7 @@ from compressbench.keepbench.report.metrics import cell_summary, score_rows
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases, read_json
 from compressbench.keepbench.stages.keep_track import log_keep_cells
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
         "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.CASES, keep_paths.COMPRESSED, keep_paths.VERDICTS),
-    outs=(Out(keep_paths.FULL_METRICS, cache=False),),
+    outs=(keep_paths.FULL_METRICS,),
     metrics=(keep_paths.METRICS,),  # DVC-cached: `dvc exp show` reads it from the cache
 )
 def stage_keep_metrics(params: Any) -> Path:

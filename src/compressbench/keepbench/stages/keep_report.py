@@ -11,7 +11,7 @@ from compressbench.keepbench.report.figure import Point, preservation_figure
 from compressbench.keepbench.report.table import keepbench_markdown, method_label
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_json
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 
 
 def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
@@ -40,8 +40,8 @@ def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
         "keepbench/stages/keep_common.py",
     ),
     deps=(keep_paths.FULL_METRICS,),
-    outs=(Out(keep_paths.REPORT, cache=False),),
-    plots=(Out(keep_paths.FIGURE, cache=False),),
+    outs=(keep_paths.REPORT,),
+    plots=(keep_paths.FIGURE,),
 )
 def stage_keep_report(params: Any) -> Path:
     """Write the KEEP-Bench report (the paper's Table 3 layout for this run, FLOPs accounting,

@@ -11,7 +11,7 @@ from compressbench.config import Params, ReaderSpec
 from compressbench.flops.cells import reader_cell_flops
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
@@ -117,7 +117,7 @@ ANSWER_CARRY = (
         "flops",
     ),
     deps=(paths.CONTEXTS,),
-    outs=(paths.ANSWERS, Out(paths.ANSWER_STATS, cache=False)),
+    outs=(paths.ANSWERS, paths.ANSWER_STATS),
 )
 def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Ask the reader every prompt of a cell; cached answers are never regenerated.

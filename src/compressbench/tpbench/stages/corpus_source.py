@@ -8,7 +8,7 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import Out, stage
+from compressbench.pipeline.declare import stage
 from compressbench.pipeline.sources import source_fingerprint
 
 
@@ -17,7 +17,7 @@ from compressbench.pipeline.sources import source_fingerprint
     over=("dataset",),
     params=("corpora",),
     code=("pipeline/sources.py", "corpora"),
-    outs=(Out(paths.CORPUS_SOURCE, cache=False),),
+    outs=(paths.CORPUS_SOURCE,),
     # Not always_changed: the built-in and pinned upstream data are covered by the code and the
     # params; a local folder outside the repository is one DVC cannot be pointed at per dataset
     # (`${corpora.${item}.path}` does not interpolate), so after editing one, rerun this stage

@@ -8,7 +8,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest
 from compressbench.tpbench.stages.answers import (
@@ -53,7 +53,7 @@ def deletion_request_id(row: dict[str, Any]) -> str:
         "flops",  # answers.py imports the FLOPs accounting of a cell
     ),
     deps=(paths.DELETION_CONTEXTS,),
-    outs=(paths.DELETION_ANSWERS, Out(paths.DELETION_ANSWER_STATS, cache=False)),
+    outs=(paths.DELETION_ANSWERS, paths.DELETION_ANSWER_STATS),
 )
 def stage_deletion_answers(params: Params, dataset: str) -> Path:
     """Ask the reader every deletion prompt (``deletions.max_new_tokens``); cached answers are

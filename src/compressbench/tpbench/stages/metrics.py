@@ -16,7 +16,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import TPBENCH_PARAMS, Out, stage
+from compressbench.pipeline.declare import TPBENCH_PARAMS, stage
 from compressbench.pipeline.track import CellGroup, log_to_mlflow
 from compressbench.tpbench.report.aggregate import by_probe_seed, cell_metrics, compact, seed_means
 from compressbench.tpbench.report.summary import SummaryGrid, summary_markdown
@@ -62,7 +62,7 @@ def summary_grid(params: Params) -> SummaryGrid:
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
     outs=tuple(
-        Out(str(p), cache=False)
+        str(p)
         for p in (
             paths.METRICS_FILE,
             paths.FULL_METRICS_FILE,

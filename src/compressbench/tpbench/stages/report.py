@@ -12,7 +12,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, Out, stage
+from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
@@ -118,8 +118,8 @@ def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
         "metrics/deletions",
         str(paths.FULL_METRICS_FILE),  # the metrics stage (and its MLflow run) comes first
     ),
-    outs=(Out(str(paths.REPORT_FILE), cache=False),),
-    plots=tuple(Out(str(p), cache=False) for p in FIGURE_FILES.values()),
+    outs=(str(paths.REPORT_FILE),),
+    plots=tuple(str(p) for p in FIGURE_FILES.values()),
 )
 def stage_report(params: Params) -> Path:
     """Write the TPBench report and its figures; log them to MLflow, linked to the metrics run.
