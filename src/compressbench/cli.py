@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "compress": "compress",
     "code-hash": "code_hash",
     "doctor": "doctor",
+    "runs": "runs",
 }
 
 EXIT_BAD_INPUT = 2

@@ -2,7 +2,9 @@
 
 ``compressbench stage contexts --dataset builtin --method recency --ratio 0.3`` reads
 ``params.yaml`` (``--params`` to use another file) and writes that cell's files. Which options a
-stage needs comes from its declaration (``over``); the stage sees only its declared params.
+stage needs comes from its declaration (``over``); the stage sees only its declared params. The
+MLflow runs it opens record the DVC hashes of its declared deps
+(:mod:`compressbench.tracking.data_version`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Any
 from compressbench.commands._args import ratio
 from compressbench.config import load_params
 from compressbench.errors import InputError
+from compressbench.pipeline.stage_deps import cell_deps
 from compressbench.stages import STAGES, declaration
+from compressbench.tracking.data_version import stage_deps
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,8 +29,11 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"stage {args.stage} needs --{key}", field=f"--{key}")
         values.append(value)
     params = load_params(args.params)
-    params.check_cell(**dict(zip(decl.over, values, strict=True)))
-    decl.run(params, *values)
+    cell = dict(zip(decl.over, values, strict=True))
+    params.check_cell(**cell)
+    declared = cell_deps(decl, cell, args.params)
+    with stage_deps(declared.deps, declared.lock_file):  # the data version its runs record
+        decl.run(params, *values)
     return 0
 
 

@@ -2,7 +2,9 @@
 
 Modules: ``store`` (tracking URI, client, experiments), ``values`` (keys and values for
 MLflow), ``runs`` (logging pipeline and cell runs), ``inputs`` (tables and dataset inputs),
-``query`` (reading runs back), ``provenance`` (git, hashes, environment, manifests).
+``query`` (reading runs back), ``provenance`` (git, hashes, environment, manifests),
+``data_version`` (dvc.lock and DVC dep hashes), ``owner`` (the process owning a run),
+``orphans`` (marking runs of dead owners KILLED).
 Importing this package is cheap: mlflow is imported only when a run is opened or read.
 """
 

@@ -118,6 +118,7 @@ def _search(
     kind: str,
     parent_run_id: str | None,
     with_artifacts: bool,
+    status: str | None = None,
 ) -> list[CellRun]:
     uri = resolve_tracking_uri(tracking_uri)
     client = open_client(uri)
@@ -128,6 +129,8 @@ def _search(
     filt = f"tags.`{KIND_TAG}` = '{kind}'"
     if parent_run_id is not None:
         filt += f" and tags.`{PARENT_TAG}` = '{parent_run_id}'"
+    if status is not None:
+        filt += f" and attributes.status = '{status}'"
     runs: list[Any] = []
     token: str | None = None
 
@@ -155,20 +158,26 @@ def read_cells(
     *,
     parent_run_id: str | None = None,
     with_artifacts: bool = False,
+    status: str | None = None,
 ) -> list[CellRun]:
     """Child (cell) runs of ``experiment``, oldest first, optionally of one parent only.
 
     ``tracking_uri`` defaults as in :func:`resolve_tracking_uri`. ``with_artifacts`` lists each
-    run's artifact paths (one store call per run and folder).
+    run's artifact paths (one store call per run and folder). ``status`` (e.g. ``FINISHED``)
+    keeps only runs in that state.
     """
-    return _search(tracking_uri, experiment, KIND_CELL, parent_run_id, with_artifacts)
+    return _search(tracking_uri, experiment, KIND_CELL, parent_run_id, with_artifacts, status)
 
 
 def read_pipeline_runs(
-    tracking_uri: str | None = None, experiment: str = DEFAULT_EXPERIMENT
+    tracking_uri: str | None = None,
+    experiment: str = DEFAULT_EXPERIMENT,
+    *,
+    status: str | None = None,
 ) -> list[CellRun]:
-    """Parent (pipeline invocation) runs of ``experiment``, oldest first."""
-    return _search(tracking_uri, experiment, KIND_PIPELINE, None, False)
+    """Parent (pipeline invocation) runs of ``experiment``, oldest first (only those in state
+    ``status`` when given)."""
+    return _search(tracking_uri, experiment, KIND_PIPELINE, None, False, status)
 
 
 def logged_tables(run: CellRun) -> list[str]:

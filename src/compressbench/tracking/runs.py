@@ -6,6 +6,8 @@ provenance tags (model id and revision, ``env.*``, git commit, DVC stage, sha256
 outputs), float metrics, the scored files as artifacts and, when given, its per-probe table
 (``log_table``), its dataset inputs and its real compute start and end times. The parent run
 carries the complete software environment as ``environment.json`` and its hash as a tag.
+Every run records its owner process (:mod:`.owner`) and data version (:mod:`.data_version`);
+opening a parent run marks the experiment's runs whose owner died KILLED (:mod:`.orphans`).
 
 Speed: a cell costs a handful of store calls (``create_run``, one ``log_batch`` per 100
 params/tags, one copy per artifact, ``set_terminated``), so a hundred cells log in seconds on a
@@ -25,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.readers.image_env import image_identity
+from compressbench.tracking.data_version import data_version_tags
 from compressbench.tracking.inputs import DatasetFile, dataset_inputs, log_table
+from compressbench.tracking.orphans import reap_orphans
+from compressbench.tracking.owner import this_process
 from compressbench.tracking.provenance import (
     environment_record,
     find_repo_root,
@@ -147,7 +152,8 @@ def digest_tags(kind: str, paths: Iterable[str | Path], root: Path) -> dict[str,
 
 
 def provenance_tags(repo_root: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``env.*`` software environment + ``git.*`` state + MLflow's own source-commit tag."""
+    """``env.*`` software environment + ``git.*`` state + MLflow's own source-commit tag +
+    the data version (``dvc.lock_sha256``, a stage's ``dvc.dep.*``)."""
     tags = {f"env.{safe_key(k)}": v for k, v in (env or software_env()).items()}
     tags["mlflow.source.name"] = "compressbench"
     tags.update(image_identity())  # image.lock_sha256 / image.base_digest, or host
@@ -155,6 +161,7 @@ def provenance_tags(repo_root: Path, env: Mapping[str, str] | None = None) -> di
     tags.update(git.as_tags())
     if git.commit:
         tags["mlflow.source.git.commit"] = git.commit
+    tags.update(data_version_tags(repo_root))
     return tags
 
 
@@ -205,7 +212,7 @@ def start_pipeline_run(
     complete software environment as the artifact ``environment.json`` and its hash as the tag
     ``env.distributions_sha256`` (also on every cell). The run ends FINISHED when the block
     completes, FAILED if it raises (KILLED on KeyboardInterrupt), and the exception propagates.
-    Every invocation makes a new parent run.
+    Every invocation makes a new parent run, and marks the experiment's orphans KILLED.
     """
     root = find_repo_root(repo_root)
     uri = resolve_tracking_uri(tracking_uri, root)
@@ -222,7 +229,8 @@ def start_pipeline_run(
     run_tags.update({safe_key(k): as_text(v) for k, v in (tags or {}).items()})
     flat = {safe_key(k): v for k, v in flatten_params(params or {}).items()}
     check_lengths(flat, run_tags, where)
-    run = guard(where, lambda: client.create_run(exp_id, tags={}, run_name=name))
+    owner = this_process().tags()
+    run = guard(where, lambda: client.create_run(exp_id, tags=owner, run_name=name))
     run_id = str(run.info.run_id)
     handle = PipelineRun(
         client=client,
@@ -238,6 +246,7 @@ def start_pipeline_run(
     try:
         guard(where, lambda: _log_batches(client, run_id, params=flat, tags=run_tags))
         guard(where, lambda: client.log_dict(run_id, environment, ENVIRONMENT_ARTIFACT))
+        guard(where, lambda: reap_orphans(client, exp_id, replaced_by=run_id))
         yield handle
         status = "FINISHED"
     except KeyboardInterrupt:
@@ -350,7 +359,7 @@ def log_cell(
         lambda: client.create_run(
             parent.experiment_id,
             start_time=start_ms,
-            tags={PARENT_TAG: parent.run_id},
+            tags={PARENT_TAG: parent.run_id, **this_process().tags()},
             run_name=name,
         ),
     )

@@ -102,8 +102,13 @@ def load_verdicts(
     return found
 
 
+FINISHED = "FINISHED"
+"""The only run state the report reads: a RUNNING run may still change (or its process died,
+:mod:`compressbench.tracking.orphans`), a KILLED or FAILED one is partial."""
+
+
 def _newest(runs: list[Any], stage: str) -> Any | None:
-    done = [r for r in runs if r.tags.get("dvc.stage") == stage and r.status == "FINISHED"]
+    done = [r for r in runs if r.tags.get("dvc.stage") == stage and r.status == FINISHED]
     return done[-1] if done else None  # runs come oldest first
 
 
@@ -113,12 +118,12 @@ def cell_runs(
     cells: dict[CellKey, CellData],
     datasets: Sequence[str],
 ) -> tuple[dict[tuple[str, str, int, float, str], RunRef], list[str], str | None]:
-    """The child runs of the newest finished metrics run, by (dataset, probe, seed, ratio,
+    """The FINISHED child runs of the newest FINISHED metrics run, by (dataset, probe, seed, ratio,
     method), each checked against the sha256 of the scored file it recorded; notes naming the
     runs (metrics, retention, deletions) for the report; the metrics run id."""
     uri = resolve_tracking_uri(tracking_uri)
     try:
-        parents = read_pipeline_runs(uri, experiment)
+        parents = read_pipeline_runs(uri, experiment, status=FINISHED)
     except TrackingError as exc:
         return {}, [f"No MLflow runs found: {exc}"], None
     metrics = _newest(parents, "metrics")
@@ -132,7 +137,7 @@ def cell_runs(
                 notes.append(f"{what} {dataset}: MLflow run `{found.run_id}`")
     digests = {key: sha256_file(paths.CellFiles(*key).scores) for key in cells}
     runs = {}
-    children = read_cells(uri, experiment, parent_run_id=metrics.run_id)
+    children = read_cells(uri, experiment, parent_run_id=metrics.run_id, status=FINISHED)
     check_one_table(map(origin_from_run, children), f"MLflow run {metrics.run_id} ({uri})")
     for run in children:
         p = run.params
