@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make a RUN layer byte-reproducible: `normalize-layer begin` at the start of a RUN, `normalize-layer
-# end` at its end. `end` deletes what apt, dpkg, ldconfig, pip and Python leave that differs from
-# build to build (logs, caches, *-old backups, byte-code caches written by tools) and sets the
+# end` at its end. `end` empties or deletes what apt, dpkg and ldconfig leave that differs from
+# build to build (logs, caches, *-old backups, apt lists, tool caches) and sets the
 # modification time of every path the RUN created or changed to SOURCE_DATE_EPOCH (the commit
 # time: scripts/build_image.sh and the release workflow pass it), so two builds of one commit
 # write the same layer tar.
@@ -11,11 +11,15 @@ case "${1:-}" in
   begin) touch "$stamp" ;;
   end)
     [ -e "$stamp" ] || { echo "normalize-layer: 'begin' was not called in this RUN" >&2; exit 2; }
-    rm -rf /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/log/bootstrap.log \
-      /var/cache/ldconfig/aux-cache /var/cache/debconf/*-old /var/lib/dpkg/*-old \
-      /var/lib/apt/lists/* /var/cache/apt/*.bin /root/.cache
+    # Logs and backups that lower layers already hold are emptied, not deleted: a deletion
+    # writes a whiteout entry stamped with the build time. What this step alone made goes.
+    for f in /var/log/dpkg.log /var/log/alternatives.log /var/log/bootstrap.log /var/log/apt/* \
+        /var/cache/ldconfig/aux-cache /var/cache/debconf/*-old /var/lib/dpkg/*-old; do
+      if [ -f "$f" ]; then : > "$f"; fi
+    done
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /root/.cache /run/adduser
     list=$(mktemp)
-    find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune \
+    find / -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune \
       -o -newer "$stamp" -print > "$list"
     rm -f "$stamp"
     echo /tmp >> "$list"

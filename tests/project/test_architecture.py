@@ -24,6 +24,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # the engine (declarations, dvc.yaml, fingerprints, paths, tracking glue) knows no benchmark
     "pipeline": (*BENCHMARKS, "scale", "commands", "cli"),
     "scale": ("commands", "cli"),
+    # the preflight checks read the configuration and the shared layers, never run a stage
+    "doctor": (*BENCHMARKS, "pipeline", "scale", "commands", "cli"),
 }
 
 
