@@ -32,3 +32,20 @@ def pipeline_params(*, grid: bool = True, **overrides: Any) -> dict[str, Any]:
 def sqlite_tracking(folder: Path, experiment: str) -> dict[str, Any]:
     """A ``tracking`` block: an MLflow sqlite store ``mlflow.db`` in ``folder``."""
     return {"uri": f"sqlite:///{folder / 'mlflow.db'}", "experiment": experiment}
+
+
+def gold_chain_params(backend: str, folder: Path, experiment: str) -> dict[str, Any]:
+    """Four probes per cell of full_context and recency at ``RATIO``, no deletions, read by the
+    reader ``backend`` from the built-in probes file, tracked in ``folder``/mlflow.db."""
+    from compressbench.pipeline import paths
+
+    return pipeline_params(
+        grid=False,
+        ratios=[RATIO],
+        p3_ratio=RATIO,
+        n_per_cell=4,
+        methods=["full_context", "recency"],
+        deletions={"enabled": False},
+        reader={"backend": backend, "model": str(paths.probes_file("builtin", RATIO))},
+        tracking=sqlite_tracking(folder, experiment),
+    )

@@ -25,7 +25,7 @@ from compressbench.tracking import open_client, read_cells, read_pipeline_runs, 
 from compressbench.tracking.data_version import dvc_md5
 from compressbench.tracking.orphans import REAPED_TAG, REPLACED_BY_TAG
 from compressbench.tracking.owner import OWNER_TAGS, Owner, process_start, this_process
-from support.params import RATIO, pipeline_params, sqlite_tracking
+from support.params import RATIO, gold_chain_params
 
 HOLDER = Path(__file__).parents[1] / "support" / "run_holder.py"
 EXPERIMENT = "orphans"
@@ -95,16 +95,7 @@ def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gold_reader: str) -> 
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     monkeypatch.delenv("DVC_STAGE", raising=False)
-    raw = pipeline_params(
-        grid=False,
-        ratios=[RATIO],
-        p3_ratio=RATIO,
-        n_per_cell=4,
-        methods=["full_context", "recency"],
-        deletions={"enabled": False},
-        reader={"backend": gold_reader, "model": str(paths.probes_file("builtin", RATIO))},
-        tracking=sqlite_tracking(tmp_path, EXPERIMENT),
-    )
+    raw = gold_chain_params(gold_reader, tmp_path, EXPERIMENT)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
     assert _stage("corpora", "--dataset", "builtin") == 0
     assert _stage("probes", "--dataset", "builtin", "--ratio", str(RATIO)) == 0

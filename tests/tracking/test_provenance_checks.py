@@ -16,7 +16,7 @@ from compressbench.readers.image_env import image_identity, image_label
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
 from support.gold_reader import GoldWhereVisibleReader
-from support.params import RATIO, pipeline_params, sqlite_tracking
+from support.params import RATIO, gold_chain_params
 
 LOCK = "COMPRESSBENCH_IMAGE_LOCK_SHA256"
 BASE = "COMPRESSBENCH_BASE_DIGEST"
@@ -80,16 +80,7 @@ def readers() -> Iterator[None]:
 
 
 def _write_params(path: Path, backend: str) -> None:
-    raw = pipeline_params(
-        grid=False,
-        ratios=[RATIO],
-        p3_ratio=RATIO,
-        n_per_cell=4,
-        methods=["full_context", "recency"],
-        deletions={"enabled": False},
-        reader={"backend": backend, "model": str(paths.probes_file("builtin", RATIO))},
-        tracking=sqlite_tracking(path.parent, "prov"),
-    )
+    raw = gold_chain_params(backend, path.parent, "prov")
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
 
 
