@@ -1,10 +1,10 @@
 #!/bin/sh
 # Make a RUN layer byte-reproducible: `normalize-layer begin` at the start of a RUN, `normalize-layer
 # end` at its end. `end` empties or deletes what apt, dpkg and ldconfig leave that differs from
-# build to build (logs, caches, *-old backups, apt lists, tool caches) and sets the
-# modification time of every path the RUN created or changed to SOURCE_DATE_EPOCH (the commit
-# time: scripts/build_image.sh and the release workflow pass it), so two builds of one commit
-# write the same layer tar.
+# build to build (logs, caches, *-old backups, apt lists and downloaded packages, tool caches)
+# and sets the modification time of every path the RUN created or changed (inode change time
+# after `begin`) to SOURCE_DATE_EPOCH (the commit time: scripts/build_image.sh and the release
+# workflow pass it), so two builds of one commit write the same layer tar.
 set -eu
 stamp=/tmp/.normalize-layer-begin
 case "${1:-}" in
@@ -17,10 +17,11 @@ case "${1:-}" in
         /var/cache/ldconfig/aux-cache /var/cache/debconf/*-old /var/lib/dpkg/*-old; do
       if [ -f "$f" ]; then : > "$f"; fi
     done
-    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /root/.cache /run/adduser
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/apt/archives/*.deb \
+      /var/cache/apt/archives/partial/* /root/.cache /run/adduser
     list=$(mktemp)
     find / -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune \
-      -o -newer "$stamp" -print > "$list"
+      -o -cnewer "$stamp" -print > "$list"
     rm -f "$stamp"
     echo /tmp >> "$list"
     tr '\n' '\0' < "$list" | xargs -0 -r touch -h -d "@${SOURCE_DATE_EPOCH:?set SOURCE_DATE_EPOCH}"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ import yaml
 from compressbench.pipeline.declare import Out
 from compressbench.pipeline.dvc_yaml import problems
 from compressbench.stages import declaration
+from support.clone import run_in
 from support.paths import REPO_ROOT
 from support.smoke import use_smoke_reader
 
@@ -87,23 +87,6 @@ def test_the_default_remote_is_a_folder_outside_the_repository() -> None:
 # -- the loop: clone A runs and pushes, clone B pulls ------------------------------------------
 
 
-def _env(root: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(root / "src")  # the clone's code, not the editable install's
-    env["COMPRESSBENCH_ANSWER_CACHE"] = str(root / ".cache" / "answers.sqlite")
-    env.pop("MLFLOW_TRACKING_URI", None)
-    return env
-
-
-def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        args, cwd=root, env=_env(root), capture_output=True, text=True, timeout=1800
-    )
-    assert proc.returncode == 0, f"{' '.join(args)} in {root}:\n{proc.stdout}{proc.stderr}"
-    return proc
-
-
 def _small_params(root: Path) -> None:
     path = root / "params.yaml"
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -130,33 +113,33 @@ def test_a_pulled_clone_has_the_same_bytes_and_reruns_nothing(
     a = clone_repo(tmp_path / "a")
     _small_params(a)
     # the remote's folder overridden in the git-ignored config.local (where credentials go)
-    _run(a, "dvc", "remote", "modify", "--local", REMOTE, "url", str(remote))
+    run_in(a, "dvc", "remote", "modify", "--local", REMOTE, "url", str(remote))
     start = time.perf_counter()
-    _run(a, "dvc", "repro")
+    run_in(a, "dvc", "repro")
     print(f"\nclone A: dvc repro {time.perf_counter() - start:.0f} s")
     assert (a / ".cache" / "answers.sqlite").exists()  # A asked the reader
-    _run(a, "dvc", "push")
-    assert json.loads(_run(a, "dvc", "status", "--cloud", "--json").stdout) == {}
-    _run(a, "git", "add", "-A")
-    _run(a, "git", "commit", "-q", "-m", "a run: dvc.lock")
-    assert "dvc.lock" in _run(a, "git", "ls-files").stdout.split()
+    run_in(a, "dvc", "push")
+    assert json.loads(run_in(a, "dvc", "status", "--cloud", "--json").stdout) == {}
+    run_in(a, "git", "add", "-A")
+    run_in(a, "git", "commit", "-q", "-m", "a run: dvc.lock")
+    assert "dvc.lock" in run_in(a, "git", "ls-files").stdout.split()
 
     b = tmp_path / "b"
     subprocess.run(["git", "clone", "-q", str(a), str(b)], check=True)
-    _run(b, "dvc", "remote", "modify", "--local", REMOTE, "url", str(remote))
+    run_in(b, "dvc", "remote", "modify", "--local", REMOTE, "url", str(remote))
     start = time.perf_counter()
-    _run(b, "dvc", "pull")
+    run_in(b, "dvc", "pull")
     print(f"clone B: dvc pull {time.perf_counter() - start:.1f} s")
 
     produced = _output_files(a)
     assert any(p.startswith("data/answers/") for p in produced)
     assert any(p.startswith("reports/") for p in produced)
     assert _output_files(b) == produced
-    assert json.loads(_run(b, "dvc", "status", "--json").stdout) == {}
-    repro = _run(b, "dvc", "repro")
+    assert json.loads(run_in(b, "dvc", "status", "--json").stdout) == {}
+    repro = run_in(b, "dvc", "repro")
     assert "Running stage" not in repro.stdout + repro.stderr
     assert not (b / ".cache").exists()  # no answer cache opened: no model call
     assert not (b / "mlflow.db").exists()  # no stage logged a run
-    assert _run(b, "git", "status", "--porcelain").stdout == ""  # dvc.lock as committed
-    metrics = _run(b, "dvc", "metrics", "show", "--json").stdout
-    assert json.loads(metrics) == json.loads(_run(a, "dvc", "metrics", "show", "--json").stdout)
+    assert run_in(b, "git", "status", "--porcelain").stdout == ""  # dvc.lock as committed
+    metrics = run_in(b, "dvc", "metrics", "show", "--json").stdout
+    assert json.loads(metrics) == json.loads(run_in(a, "dvc", "metrics", "show", "--json").stdout)

@@ -9,7 +9,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 
 from compressbench.jsonl import read_jsonl
 from compressbench.tracking import read_cells
+from support.clone import clone_env, run_in
 from support.paths import REPO_ROOT
 from support.smoke import use_smoke_reader
 
@@ -31,15 +31,6 @@ SMALL = {
     "methods": ["full_context", "recency"],
     "reader": {"batch_size": 4, "max_new_tokens": {"P1": 24, "P2": 24, "P3": 32}},
 }
-
-
-def _env(project: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(project / "src")  # the clone's code, the code DVC hashes
-    env["COMPRESSBENCH_ANSWER_CACHE"] = str(project / ".cache" / "answers.sqlite")
-    env.pop("MLFLOW_TRACKING_URI", None)
-    return env
 
 
 def _write_params(project: Path, **changes: object) -> None:
@@ -60,12 +51,8 @@ def _write_params(project: Path, **changes: object) -> None:
 
 
 def _run(project: Path, *args: str) -> str:
-    proc = subprocess.run(
-        args, cwd=project, env=_env(project), capture_output=True, text=True, timeout=1800
-    )
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    return out
+    proc = run_in(project, *args)
+    return proc.stdout + proc.stderr
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +141,7 @@ def test_killed_answers_stage_resumes_to_identical_bytes(project: Path, tmp_path
     answers = project / "data/answers/builtin/full_context/0.3.jsonl"
     reference = answers.read_bytes()  # written by an uninterrupted run (first test)
     cache = tmp_path / "fresh.sqlite"
-    env = {**_env(project), "COMPRESSBENCH_ANSWER_CACHE": str(cache)}
+    env = {**clone_env(project), "COMPRESSBENCH_ANSWER_CACHE": str(cache)}
     answers.unlink()
     proc = subprocess.Popen(
         ["compressbench", "stage", "answers", *cell],

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ import yaml
 from compressbench.pipeline.declare import SRC_PREFIX
 from compressbench.pipeline.dvc_yaml import covered, fingerprint_stages
 from compressbench.stages import declaration, declarations
+from support.clone import run_in
 from support.smoke import use_smoke_reader
 
 pytestmark = pytest.mark.slow
@@ -52,21 +51,8 @@ LOOP_VALUES: dict[str, list[Any]] = {"dataset": ["builtin"], "method": METHODS, 
 UP_TO_DATE = "Data and pipelines are up to date."
 
 
-def _env(root: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(root / "src")  # the clone's code, not the editable install's
-    env["COMPRESSBENCH_ANSWER_CACHE"] = str(root / ".cache" / "answers.sqlite")
-    env.pop("MLFLOW_TRACKING_URI", None)
-    return env
-
-
 def _proc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        args, cwd=root, env=_env(root), capture_output=True, text=True, timeout=3600
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc
+    return run_in(root, *args, timeout=3600)
 
 
 def _run(root: Path, *args: str) -> str:
