@@ -18,6 +18,7 @@ import pytest
 from compressbench.doctor.base import Context, Options, Result
 from compressbench.doctor.checks import run_one
 from support.http_server import closed_port as free_port
+from support.processes import stop
 
 
 def tracking(params: Path, uri: str | None) -> Result:
@@ -82,11 +83,7 @@ def mlflow_server(tmp_path: Path) -> Iterator[str]:
             pytest.fail(f"mlflow server did not start: {(tmp_path / 'server.log').read_text()}")
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 

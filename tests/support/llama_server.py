@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from support.processes import stop
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -62,9 +64,4 @@ def serve_smollm2() -> Iterator[str]:
             time.sleep(0.3)
         yield url + "/v1"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=20)

@@ -29,6 +29,7 @@ from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tracking import read_cell_table, read_cells, read_pipeline_runs
 from support.gold_reader import GoldWhereVisibleReader
 from support.params import RATIO, pipeline_params
+from support.processes import stop
 
 pytestmark = pytest.mark.slow
 
@@ -144,11 +145,7 @@ def mlflow_server(postgres: str, tmp_path_factory: pytest.TempPathFactory) -> It
         _wait_healthy(url, proc, log)
         yield Server(uri=url, db_url=postgres.replace("+psycopg", ""), artifacts=artifacts)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def test_metrics_stage_logs_to_mlflow_server_on_postgres(
