@@ -23,10 +23,9 @@ case "${1:-}" in
     find / -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune \
       -o -cnewer "$stamp" -print > "$list"
     rm -f "$stamp"
-    echo /tmp >> "$list"
     tr '\n' '\0' < "$list" | xargs -0 -r touch -h -d "@${SOURCE_DATE_EPOCH:?set SOURCE_DATE_EPOCH}"
     rm -f "$list"
-    touch -h -d "@${SOURCE_DATE_EPOCH}" /tmp
+    touch -h -d "@${SOURCE_DATE_EPOCH}" /tmp  # changed again by the removals above
     ;;
   *) echo "usage: normalize-layer begin|end" >&2; exit 2 ;;
 esac

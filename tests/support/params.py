@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from compressbench.pipeline import paths
+
 RATIO = 0.3
 """The grid's one compression ratio (P3 is built there too)."""
 
@@ -37,8 +39,6 @@ def sqlite_tracking(folder: Path, experiment: str) -> dict[str, Any]:
 def gold_chain_params(backend: str, folder: Path, experiment: str) -> dict[str, Any]:
     """Four probes per cell of full_context and recency at ``RATIO``, no deletions, read by the
     reader ``backend`` from the built-in probes file, tracked in ``folder``/mlflow.db."""
-    from compressbench.pipeline import paths
-
     return pipeline_params(
         grid=False,
         ratios=[RATIO],
