@@ -39,7 +39,7 @@ def serve() -> Iterator[Callable[[Routes], str]]:
 
 @pytest.fixture
 def closed_port() -> int:
-    return http_server.closed_port()
+    return http_server.free_port()
 
 
 @pytest.fixture

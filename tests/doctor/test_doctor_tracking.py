@@ -17,7 +17,7 @@ import pytest
 
 from compressbench.doctor.base import Context, Options, Result
 from compressbench.doctor.checks import run_one
-from support.http_server import closed_port as free_port
+from support.http_server import free_port
 from support.processes import stop
 
 

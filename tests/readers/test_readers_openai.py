@@ -12,7 +12,7 @@ import pytest
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.registry import get_reader
 from support.chat_proxy import ChatProxy
-from support.llama_server import free_port
+from support.http_server import free_port
 
 pytest.importorskip("openai")
 

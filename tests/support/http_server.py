@@ -51,8 +51,9 @@ def start_server(routes: Routes) -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
+def free_port() -> int:
+    """A loopback port nothing listens on now (bound, then released): a port to start a server
+    on, or one whose connections are refused."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])

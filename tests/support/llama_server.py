@@ -4,7 +4,6 @@ free local port: the ``llama_server`` fixture (tests/conftest.py) runs one per t
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
@@ -13,13 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from support.http_server import free_port
 from support.processes import stop
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def serve_smollm2() -> Iterator[str]:

@@ -9,7 +9,6 @@ import glob
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from compressbench.pipeline import paths
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tracking import read_cell_table, read_cells, read_pipeline_runs
 from support.gold_reader import GoldWhereVisibleReader
+from support.http_server import free_port
 from support.params import RATIO, pipeline_params
 from support.processes import stop
 
@@ -37,12 +37,6 @@ METHOD = "recency"
 DB_USER = "cb"
 DB_NAME = "mlflow"
 STARTUP_S = 600  # a loaded 2-core machine took 2 minutes to start the server
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pg_bin() -> Path:
@@ -74,7 +68,7 @@ def postgres() -> Iterator[str]:
     data = base / "data"
     if os.geteuid() == 0:
         shutil.chown(base, "postgres")
-    port = _free_port()
+    port = free_port()
     run = {"check": True, "capture_output": True, "timeout": 120}
     subprocess.run(
         _as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", DB_USER, "--auth=trust"]),
@@ -127,7 +121,7 @@ def mlflow_server(postgres: str, tmp_path_factory: pytest.TempPathFactory) -> It
     """``mlflow server`` with the PostgreSQL store and a local artifact root, on a free port."""
     root = tmp_path_factory.mktemp("mlflow-server")
     artifacts = root / "artifacts"
-    port = _free_port()
+    port = free_port()
     log = root / "server.log"
     cmd = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", postgres]
     cmd += ["--artifacts-destination", artifacts.as_uri(), "--host", "127.0.0.1"]
