@@ -1,5 +1,6 @@
 """scripts/answer_cache.py: answers exported from one cache and imported into another are the
-same answers under the same keys; an edited row is refused with one line."""
+same answers under the same keys and serve the same prompts; the exported file carries no prompt
+text unless asked; an edited or malformed row is refused with one line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.readers.base import ChatRequest, Generation
-from compressbench.readers.cache import AnswerCache, cache_key, key_payload
+from compressbench.readers.cache import AnswerCache, cache_key, generate_cached, key_payload
 from support.paths import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "answer_cache.py"
@@ -23,44 +24,91 @@ class Named:
     def decoding(self) -> dict[str, Any]:
         return {"greedy": True}
 
+    def generate(self, requests: list[ChatRequest]) -> list[Generation]:
+        raise AssertionError("a prompt imported into the cache reached the model")
+
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
 
 
-def test_export_import_round_trip_and_refusal(tmp_path: Path) -> None:
+def _filled_cache(path: Path) -> list[ChatRequest]:
     reader = Named()
-    reqs = [ChatRequest(f"q{i}", "sys", f"user {i}", 8) for i in range(3)]
-    with AnswerCache(tmp_path / "a.sqlite") as cache:
+    reqs = [ChatRequest(f"q{i}", "sys", f"dialogue text {i}", 8) for i in range(3)]
+    with AnswerCache(path) as cache:
         for r in reqs:
             gen = Generation(r.id, f'{{"value": "{r.id}"}}', f'{{"value": "{r.id}"}}', None)
             cache.put(cache_key(reader, r), gen, key_payload(reader, r))
+    return reqs
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def test_export_without_text_serves_the_same_prompts(tmp_path: Path) -> None:
+    reqs = _filled_cache(tmp_path / "a.sqlite")
     out = tmp_path / "rows.jsonl.gz"
-    assert (
-        _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--model", "m1").returncode
-        == 0
-    )
-    assert _run("import", str(out), "--cache", str(tmp_path / "b.sqlite")).returncode == 0
-    keys = [cache_key(reader, r) for r in reqs]
+    proc = _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--model", "m1")
+    assert proc.returncode == 0 and "3 answers" in proc.stdout
+    text = gzip.decompress(out.read_bytes()).decode()
+    assert "dialogue text" not in text and '"sys"' not in text  # no prompt text carried
+    assert all("user_sha256" in json.loads(r["request"]) for r in _rows(out))
+    proc = _run("import", str(out), "--cache", str(tmp_path / "b.sqlite"))
+    assert proc.returncode == 0 and "3 of 3 answers added" in proc.stdout
+
+    keys = [cache_key(Named(), r) for r in reqs]
     with AnswerCache(tmp_path / "a.sqlite") as a, AnswerCache(tmp_path / "b.sqlite") as b:
         assert b.get_many(keys) == a.get_many(keys) and len(b) == 3
-    assert (
-        "0 answers"
-        in _run(
-            "export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--model", "other"
-        ).stdout
-    )
+        run = generate_cached(Named(), reqs, b, progress=False)  # Named.generate would raise
+    assert [g.raw for g in run.generations] == [f'{{"value": "q{i}"}}' for i in range(3)]
+    assert run.stats.model_calls == 0
+    again = _run("import", str(out), "--cache", str(tmp_path / "b.sqlite"))
+    assert "0 of 3 answers added" in again.stdout  # existing rows are kept, never overwritten
 
-    _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"))
-    with gzip.open(out, "rt") as f:
-        rows = [json.loads(line) for line in f]
+    other = _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--model", "other")
+    assert "0 answers" in other.stdout
+
+
+def test_export_with_text_is_checked_on_import(tmp_path: Path) -> None:
+    _filled_cache(tmp_path / "a.sqlite")
+    out = tmp_path / "rows.jsonl.gz"
+    _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--with-text")
+    rows = _rows(out)
     request = json.loads(rows[1]["request"])
+    assert request["user"].startswith("dialogue text ")
     request["user"] = "edited"
     rows[1]["request"] = json.dumps(request)
-    with gzip.open(out, "wt") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows)
+    _write_rows(out, rows)
     proc = _run("import", str(out), "--cache", str(tmp_path / "c.sqlite"))
     assert proc.returncode != 0
     assert proc.stderr.strip().splitlines() == [
         f"{out}: record 2, field 'key': not the sha256 of its request"
     ]
+    assert not (tmp_path / "c.sqlite").exists()  # nothing written
+
+
+def test_malformed_rows_are_refused_with_one_line(tmp_path: Path) -> None:
+    _filled_cache(tmp_path / "a.sqlite")
+    out = tmp_path / "rows.jsonl.gz"
+    _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"))
+    good = _rows(out)
+    cases = {
+        "field 'generation': missing": {k: v for k, v in good[0].items() if k != "generation"},
+        "field 'request': not JSON": {**good[0], "request": "{not json"},
+        "field 'request': neither the prompt text nor its sha256": {
+            **good[0],
+            "request": json.dumps({"model_id": "m1"}),
+        },
+    }
+    for message, bad in cases.items():
+        _write_rows(out, [good[1], bad])
+        proc = _run("import", str(out), "--cache", str(tmp_path / "d.sqlite"))
+        assert proc.returncode != 0
+        assert proc.stderr.strip().splitlines() == [f"{out}: record 2, {message}"]
