@@ -45,7 +45,10 @@ if [ "${SKIP_HOST:-0}" != 1 ]; then
 fi
 
 log "container run: $TAG (default command) on $WORK/ctr"
-rm -rf "$WORK/ctr" && cp -a "$WORK/snap" "$WORK/ctr" && chown -R 10001:10001 "$WORK/ctr"
+# data/ is git-ignored, so a fresh archive has none: made here, or docker would create it as root
+# for the bind mount below and the image's uid 10001 could not write its stages' outputs.
+rm -rf "$WORK/ctr" && cp -a "$WORK/snap" "$WORK/ctr" && mkdir -p "$WORK/ctr/data" \
+  && chown -R 10001:10001 "$WORK/ctr"
 for v in cb-verify-cache cb-verify-mlflow; do "$DOCKER" volume rm -f "$v" >/dev/null; done
 /usr/bin/time -f "container wall %e s" "$DOCKER" run --rm --network none \
   -v "$WORK/ctr:/workspace" -v "$WORK/ctr/data:/workspace/data" \

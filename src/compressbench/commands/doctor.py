@@ -13,7 +13,7 @@ from typing import Any
 
 from compressbench.commands._args import one_of
 
-_CHECKS = "params, gpu, versions, image, reader, disk, gpu-memory, tracking"
+_CHECKS = "params, gpu, versions, image, libraries, reader, disk, gpu-memory, tracking"
 
 
 def _names() -> list[str]:

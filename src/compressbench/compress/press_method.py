@@ -14,7 +14,7 @@ never import torch or kvpress.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from compressbench.compress.costs import ContextCost, kv_context_cost
 from compressbench.compress.kv.presets import compression_ratio_for
@@ -37,6 +37,8 @@ class PressMethod:
     name: str
     mode: str
     overrides: dict[str, Any] = field(default_factory=dict)
+
+    libraries: ClassVar[tuple[str, ...]] = ("torch", "kvpress")  # what a press loads to run
 
     family = "kv_press"
     budget_unit = BUDGET_UNIT

@@ -21,6 +21,7 @@ CHECKS: Registry[Check] = Registry(
         "gpu": "compressbench.doctor.gpu:check_gpu",
         "versions": "compressbench.doctor.software:check_versions",
         "image": "compressbench.doctor.software:check_image",
+        "libraries": "compressbench.doctor.libraries:check_libraries",
         "reader": "compressbench.doctor.reader:check_reader",
         "disk": "compressbench.doctor.disk:check_disk",
         "gpu-memory": "compressbench.doctor.gpu:check_gpu_memory",
@@ -28,7 +29,7 @@ CHECKS: Registry[Check] = Registry(
     },
 )
 #: The order the checks run and print in (names registered later run after these).
-ORDER = ("params", "gpu", "versions", "image", "reader", "disk", "gpu-memory", "tracking")
+ORDER = ("params", "gpu", "versions", "image", "libraries", "reader", "disk", "gpu-memory", "tracking")
 
 
 def check_names() -> list[str]:

@@ -4,11 +4,16 @@ One probe per backend (:data:`PROBES`): ``hf`` / ``vllm`` a local path that exis
 id whose ``config.json`` answers (with a token for a gated model); ``openai`` every server
 (``--base-url``, repeatable for a pool, else ``reader.base_url`` / ``OPENAI_BASE_URL``)
 answering ``GET /models`` and listing the model; ``llamacpp`` llama-cpp-python installed and
-the packaged GGUF's parts installed (or the ``.gguf`` file present).
+the packaged GGUF's parts installed (or the ``.gguf`` file present). Before its probe, each
+backend's declared libraries are loaded (:mod:`compressbench.readers.libraries`): a missing
+module or shared library is one FAIL line naming it. The readers checked are ``params.yaml``'s
+``reader`` and the reader of every generative KEEP-Bench compressor it configures (``llm``
+writes with the packaged Qwen2.5-Coder-1.5B by default).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -21,6 +26,8 @@ from compressbench.config import ReaderSpec
 from compressbench.doctor import hub, model
 from compressbench.doctor.base import FAIL, PASS, Context, Result, Skip, gib, one_line
 from compressbench.readers import packaged
+from compressbench.readers.libraries import backend_libraries, load_failure
+from compressbench.readers.smollm import MODEL_NAME
 
 OPENAI_DEFAULT = "https://api.openai.com/v1"
 
@@ -152,9 +159,38 @@ PROBES: dict[str, Callable[[Context, ReaderSpec], Result]] = {
 }
 
 
-def check_reader(ctx: Context) -> Result:
-    spec = ctx.reader
+def keep_readers(ctx: Context) -> list[tuple[str, ReaderSpec]]:
+    """(where, spec) of each generative KEEP-Bench compressor's reader in ``params.yaml``."""
+    from compressbench.keepbench.compressors.base import GenerativeCompressor
+    from compressbench.keepbench.compressors.family import keep_method
+
+    out = []
+    for name, params in ctx.params.keepbench.compressors.items():
+        method = keep_method(name, params)
+        found = method.reader_source() if isinstance(method, GenerativeCompressor) else None
+        if found is not None:
+            backend, model = found
+            spec = dataclasses.replace(ctx.reader, backend=backend, model=model or MODEL_NAME)
+            out.append((f"keepbench.compressors.{name}", spec))
+    return out
+
+
+def _check_one(ctx: Context, where: str, spec: ReaderSpec) -> Result:
+    failed = load_failure(backend_libraries(spec.backend))
+    if failed is not None:
+        return Result("reader", FAIL, f"{where} ({spec.backend}): {failed}")
     probe = PROBES.get(spec.backend)
     if probe is None:
         raise Skip(f"no reachability probe for reader backend {spec.backend!r}")
-    return probe(ctx, spec)
+    found = probe(ctx, spec)
+    return dataclasses.replace(found, summary=f"{where} ({spec.backend}): {found.summary}")
+
+
+def check_reader(ctx: Context) -> Result:
+    """Every reader the pipeline asks loads its libraries and reaches its model; the first
+    that does not is the FAIL line."""
+    results = [_check_one(ctx, where, spec) for where, spec in [("reader", ctx.reader), *keep_readers(ctx)]]
+    for result in results:
+        if result.status != PASS:
+            return result
+    return Result("reader", PASS, "; ".join(r.summary for r in results))

@@ -72,6 +72,7 @@ class HFReader:
     """
 
     name = "hf"
+    libraries = ("torch", "transformers")
 
     def __init__(
         self,

@@ -132,6 +132,7 @@ class LlamaCppReader:
     """
 
     name = "llamacpp"
+    libraries = ("llama_cpp",)  # loads libllama.so (and its libgomp) at import
     commit_every = 1
 
     tokenizer_for = staticmethod(gguf_tokenizer)  # the GGUF's vocabulary (reader-token budgets)

@@ -43,6 +43,7 @@ class OpenAIReader:
     """
 
     name = "openai"
+    libraries = ("openai",)
 
     def __init__(
         self,

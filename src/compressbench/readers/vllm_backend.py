@@ -39,6 +39,7 @@ class VLLMReader:
     """
 
     name = "vllm"
+    libraries = ("torch", "vllm")
 
     def __init__(
         self,

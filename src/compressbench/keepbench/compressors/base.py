@@ -156,6 +156,11 @@ class GenerativeCompressor(KeepMethodBase):
     def reader(self) -> Reader:
         raise NotImplementedError
 
+    def reader_source(self) -> tuple[str, str | None] | None:
+        """The registered reader backend and model :meth:`reader` builds (None: a model of its
+        own, not a registered backend); ``compressbench doctor`` checks that it loads."""
+        return None
+
     def model_record(self) -> dict[str, Any]:
         """Extra identity of the request format (e.g. prompt version), recorded per row."""
         return {}

@@ -79,6 +79,9 @@ class BriefPro(GenerativeCompressor):
     def reader(self) -> Reader:
         return shared_reader(self.backend, self.model, self.reader_options)
 
+    def reader_source(self) -> tuple[str, str | None]:
+        return self.backend, self.model
+
     def request(self, source: Source, k: int) -> ChatRequest:
         case = source.case  # type: ignore[attr-defined]
         user = brief_prompt(case.query, list(case.paragraphs), k)

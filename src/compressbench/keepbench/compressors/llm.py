@@ -97,6 +97,9 @@ class LLMCompressor(GenerativeCompressor):
     def reader(self) -> Reader:
         return shared_reader(self.backend, self.model, self.reader_options)
 
+    def reader_source(self) -> tuple[str, str | None]:
+        return self.backend, self.model
+
     def request(self, source: Source, k: int) -> ChatRequest:
         case = source.case  # type: ignore[attr-defined]
         demos = []
