@@ -29,7 +29,17 @@ CHECKS: Registry[Check] = Registry(
     },
 )
 #: The order the checks run and print in (names registered later run after these).
-ORDER = ("params", "gpu", "versions", "image", "libraries", "reader", "disk", "gpu-memory", "tracking")
+ORDER = (
+    "params",
+    "gpu",
+    "versions",
+    "image",
+    "libraries",
+    "reader",
+    "disk",
+    "gpu-memory",
+    "tracking",
+)
 
 
 def check_names() -> list[str]:

@@ -24,7 +24,8 @@ def _installed(module: str) -> bool:
 
 def groups() -> dict[str, tuple[str, ...]]:
     """Who loads what: each reader backend, then the presses."""
-    return {**{name: backend_libraries(name) for name in reader_names()}, "presses": PressMethod.libraries}
+    readers = {name: backend_libraries(name) for name in reader_names()}
+    return {**readers, "presses": PressMethod.libraries}
 
 
 def check_libraries(ctx: Context) -> Result:

@@ -159,12 +159,12 @@ PROBES: dict[str, Callable[[Context, ReaderSpec], Result]] = {
 }
 
 
-def keep_readers(ctx: Context) -> list[tuple[str, ReaderSpec]]:
+def keep_readers(ctx: Context) -> list[tuple[str | None, ReaderSpec]]:
     """(where, spec) of each generative KEEP-Bench compressor's reader in ``params.yaml``."""
     from compressbench.keepbench.compressors.base import GenerativeCompressor
     from compressbench.keepbench.compressors.family import keep_method
 
-    out = []
+    out: list[tuple[str | None, ReaderSpec]] = []
     for name, params in ctx.params.keepbench.compressors.items():
         method = keep_method(name, params)
         found = method.reader_source() if isinstance(method, GenerativeCompressor) else None
@@ -175,21 +175,25 @@ def keep_readers(ctx: Context) -> list[tuple[str, ReaderSpec]]:
     return out
 
 
-def _check_one(ctx: Context, where: str, spec: ReaderSpec) -> Result:
+def _check_one(ctx: Context, where: str | None, spec: ReaderSpec) -> Result:
+    """``where``: None for ``params.yaml``'s reader, else the KEEP compressor that asks it."""
+    label = f"{where} ({spec.backend}): " if where else f"reader {spec.backend}: "
     failed = load_failure(backend_libraries(spec.backend))
     if failed is not None:
-        return Result("reader", FAIL, f"{where} ({spec.backend}): {failed}")
+        return Result("reader", FAIL, label + failed)
     probe = PROBES.get(spec.backend)
     if probe is None:
         raise Skip(f"no reachability probe for reader backend {spec.backend!r}")
     found = probe(ctx, spec)
-    return dataclasses.replace(found, summary=f"{where} ({spec.backend}): {found.summary}")
+    return found if where is None else dataclasses.replace(found, summary=label + found.summary)
 
 
 def check_reader(ctx: Context) -> Result:
     """Every reader the pipeline asks loads its libraries and reaches its model; the first
-    that does not is the FAIL line."""
-    results = [_check_one(ctx, where, spec) for where, spec in [("reader", ctx.reader), *keep_readers(ctx)]]
+    that does not is the FAIL line. A KEEP reader that is ``reader`` itself is checked once."""
+    same = (ctx.reader.backend, ctx.reader.model)
+    keep = [(w, s) for w, s in keep_readers(ctx) if (s.backend, s.model) != same]
+    results = [_check_one(ctx, where, spec) for where, spec in [(None, ctx.reader), *keep]]
     for result in results:
         if result.status != PASS:
             return result
