@@ -375,10 +375,19 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+# How the table file's missing values read back (pandas: None, NaN) and how the UI shows them.
+STORED_MISSING = frozenset({"None", "nan", "NaN", "<NA>", ""})
+SHOWN_MISSING = frozenset({"null", "None", ""})
+
+
 def _same(shown: str, stored: str) -> bool:
-    """A page cell equals a stored value: same words, or the same number (``0`` vs ``0.0``)."""
+    """A page cell equals a stored value: same words, the same number (``0`` vs ``0.0``), or
+    a missing value (a stored ``None`` reads back as ``None`` or ``nan``; the UI shows
+    ``null``)."""
     if " ".join(shown.split()) == " ".join(stored.split()):
         return True
+    if stored.strip() in STORED_MISSING:
+        return shown.strip() in SHOWN_MISSING
     try:
         return float(shown) == float(stored)
     except ValueError:

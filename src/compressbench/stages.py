@@ -31,6 +31,7 @@ _TPBENCH: tuple[str, ...] = (
     "deletions",
     "deletion_answers",
     "deletion_scores",
+    "viewer",
     "metrics",
     "report",
 )
@@ -40,6 +41,7 @@ _KEEPBENCH: tuple[str, ...] = (
     "keep_verdicts",
     "keep_metrics",
     "keep_report",
+    "keep_viewer",
 )
 PACKAGES: dict[str, str] = {
     **dict.fromkeys(_TPBENCH, "compressbench.tpbench.stages"),

@@ -15,7 +15,7 @@ from compressbench.pipeline.import_graph import ROOT, ImportGraph, build_graph
 MAX_LINES = 400
 
 # package -> packages (or modules) it must never import
-SHARED = ("text", "corpora", "compress", "readers", "analysis", "tracking", "flops")
+SHARED = ("text", "corpora", "compress", "readers", "analysis", "tracking", "flops", "viewer")
 BENCHMARKS = ("tpbench", "keepbench")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{p: (*BENCHMARKS, "pipeline", "scale", "commands", "cli", "config") for p in SHARED},

@@ -19,6 +19,7 @@ from compressbench.tpbench.report.findings import (
     rank_table,
     ranks,
 )
+from compressbench.tpbench.report.kind_rules import KIND_RULES, p3_superseded
 from compressbench.tpbench.report.retention_reading import (
     by_group,
     by_seed,
@@ -29,7 +30,6 @@ from compressbench.tpbench.report.retention_reading import (
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tpbench.scoring.p2 import score_p2
 from compressbench.tpbench.slot_types import slot_type
-from compressbench.tpbench.stages.report import KIND_RULES, p3_superseded
 
 
 def p2(output: str, *, gold: str = "7 pm", old: str = "5 pm", error: str | None = None) -> dict:

@@ -232,3 +232,25 @@ def test_logged_tables_reads_mlflows_tag(repo: Path, uri: str) -> None:
         {"path": "answers.json", "type": "table"}
     ]
     assert logged_tables(cells[0]) == ["answers.json"]
+
+
+def test_a_stored_none_matches_the_null_the_page_shows(repo: Path, uri: str) -> None:
+    """A study's answers table holds None (a prediction the parser could not extract, a
+    reader error field): read back from the store it is ``None`` / ``nan``, the UI shows
+    ``null``, and the check counts that as the same cell (it failed on a study run)."""
+    script = _check_script()
+    table = [{"probe_id": "sgd:d0:0", "prediction": None, "error": None, "score": 0.0}]
+    opts: dict[str, Any] = {"tracking_uri": uri, "experiment": EXPERIMENT, "repo_root": repo}
+    with start_pipeline_run("tpbench", stage="metrics", **opts) as parent:
+        log_cell(
+            parent,
+            {"dataset": "sgd", "ratio": 0.5, "method": "recency", "probe": "P2", "seed": 0},
+            table=table,
+        )
+    seen = script.expected_runs(uri, EXPERIMENT, 60, None, None)
+    _, columns, first_row = script.expected_table(uri, seen["cell"], None)
+    stored = dict(zip(columns, first_row, strict=True))
+    assert stored["prediction"] in script.STORED_MISSING
+    assert script._same("null", stored["prediction"]) and script._same("null", stored["error"])
+    assert not script._same("null", "Paris") and not script._same("Paris", stored["prediction"])
+    assert script._same("0", stored["score"])

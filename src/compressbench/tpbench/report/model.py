@@ -82,6 +82,7 @@ class ReportInput:
     judge: str | None = None  # how the judge is named; None: judging is off (judge.enabled)
     runs: Mapping[tuple[str, str, int, float, str], RunRef] = field(default_factory=dict)
     run_notes: Sequence[str] = ()  # where the runs were found (or why not)
+    viewer: str | None = None  # the case viewer's page, relative to the report (None: none)
 
     def label(self, method: str) -> str:
         """The method's display name (the paper's)."""

@@ -21,8 +21,10 @@ from compressbench.tpbench.report.model import (
     column_name,
 )
 from compressbench.tpbench.report.retention_reading import Reading, by_group, by_seed, seed_mean
+from compressbench.tpbench.viewer.summary import cell_link
 
 Table = tuple[Sequence[str], Sequence[Sequence[Any]]]  # header, rows
+VIEWER_NOTE = " Each score links to its cases in the case viewer (`viewer/index.html`)."
 
 
 def _r(ratio: float) -> str:
@@ -46,7 +48,7 @@ def main_results(inp: ReportInput, f: Findings) -> list[str]:
         f"Accuracy per probe at {_r(inp.main_ratio)}: mean ± sample SD over seeds "
         f"{list(inp.seeds)} (no SD with one seed). P3 is the segment-local joint score. "
         '"fmt err" is the share of answers with no parseable JSON object (scored 0); '
-        "n = answers per seed.",
+        "n = answers per seed." + VIEWER_NOTE * bool(inp.viewer),
         "",
     ]
     header = ["method"]
@@ -61,7 +63,13 @@ def main_results(inp: ReportInput, f: Findings) -> list[str]:
             row = [inp.label(method)]
             for p in PROBES:
                 h = head.get(p, {})
-                row += [mean_sd(h.get(m), h.get(f"{m}_sd")) for m in ("strict", "loose")]
+                cells = [mean_sd(h.get(m), h.get(f"{m}_sd")) for m in ("strict", "loose")]
+                if inp.viewer and p in head:
+                    href = inp.viewer + cell_link(
+                        dataset=dataset, method=method, probe=p, ratio=repr(inp.main_ratio)
+                    )
+                    cells = [f"[{c}]({href})" for c in cells]
+                row += cells
             row.append(" / ".join(num(head.get(p, {}).get("format_error_rate")) for p in PROBES))
             row.append(" / ".join(f"{head[p]['n']:.0f}" if p in head else NONE for p in PROBES))
             rows.append(row)

@@ -7,7 +7,6 @@ import logging
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from compressbench.config import Params
 from compressbench.errors import InputError
@@ -16,9 +15,8 @@ from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
-from compressbench.tpbench.report.answer_kinds import P2_RULE, KindRule, score_is_one
+from compressbench.tpbench.report.kind_rules import KIND_RULES
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
-from compressbench.tpbench.scoring.p3 import score_p3
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.stages.report_inputs import (
     LABELS,
@@ -29,26 +27,12 @@ from compressbench.tpbench.stages.report_inputs import (
     method_style,
     optional_json,
 )
+from compressbench.tpbench.viewer.page import VIEWER_FILE
 from compressbench.tracking import start_pipeline_run
 
 log = logging.getLogger(__name__)
 
 FIGURE_FILES = {name: paths.FIGURES_DIR / f"{name}.png" for name in FIGURES}
-
-
-def p3_superseded(row: Mapping[str, Any]) -> bool:
-    """The P3 answer's value segment names the replaced value by P3 value-strict's rule
-    (the scorer itself, with ``old_value`` as the gold value)."""
-    if row.get("abstain") or not row.get("old_value"):
-        return False
-    scores = score_p3(row.get("prediction"), row.get("gold_story_label"), row["old_value"])
-    return bool(scores.value_strict)
-
-
-KIND_RULES = {
-    "P2": P2_RULE,
-    "P3": KindRule(correct=score_is_one("value_strict"), superseded=p3_superseded),
-}
 
 
 def judge_name(spec: JudgeSpec) -> str | None:
@@ -111,12 +95,16 @@ def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
         "tpbench/slot_types.py",
         "tpbench/judge/prompt.py",
         "tpbench/stages/report_inputs.py",
+        "tpbench/viewer/summary.py",
+        "tpbench/viewer/page.py",
+        "viewer",
     ),
     deps=(
         *(str(paths.DATA / d) for d in ("contexts", "answers", "scores", "deletions", "verdicts")),
         "metrics/retention",
         "metrics/deletions",
         str(paths.FULL_METRICS_FILE),  # the metrics stage (and its MLflow run) comes first
+        str(VIEWER_FILE),  # the case viewer: its cells link into it, its run carries it
     ),
     outs=(str(paths.REPORT_FILE),),
     plots=tuple(str(p) for p in FIGURE_FILES.values()),
@@ -169,6 +157,9 @@ def stage_report(params: Params) -> Path:
             judge=judge_name(params.judge),
             runs=runs,
             run_notes=[*notes, f"this report: MLflow run `{run.run_id}`"],
+            viewer=VIEWER_FILE.relative_to(paths.REPORT_FILE.parent).as_posix()
+            if VIEWER_FILE.exists()
+            else None,
         )
         from compressbench.tpbench.report.document import write_report  # imports matplotlib
 
@@ -176,5 +167,7 @@ def stage_report(params: Params) -> Path:
         run.log_metrics(_metrics(findings))
         run.log_artifacts([paths.REPORT_FILE, paths.FULL_METRICS_FILE], "report")
         run.log_artifacts(list(figures.values()), "figures")
+        if VIEWER_FILE.exists():  # always under dvc repro (a dependency); a bare call may lack it
+            run.log_artifacts([VIEWER_FILE], "viewer")
     log.info("report: %s (%d figures)", paths.REPORT_FILE, len(figures))
     return paths.REPORT_FILE
