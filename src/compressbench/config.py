@@ -22,8 +22,9 @@ from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
 from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
 from compressbench.params_check import Checker, spec_keys
+from compressbench.readers.decode_modes import DECODE_MODES, DEFAULT_DECODE_MODE
 from compressbench.readers.hf import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
-from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names
+from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names, reader_parameters
 from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
 from compressbench.tpbench.pipeline_spec import (
     DeletionsSpec,
@@ -66,6 +67,7 @@ class ReaderSpec:
     dtype: str = "float32"
     attn_implementation: str = DEFAULT_ATTN_IMPLEMENTATION
     batch_size: int = DEFAULT_BATCH_SIZE
+    decode_mode: str = DEFAULT_DECODE_MODE  # hf: paper (as published) or fast (static cache)
     max_input_tokens: int = 7168
     max_new_tokens: dict[str, int] = field(default_factory=lambda: {"P1": 96, "P2": 96, "P3": 128})
     base_url: str | None = None
@@ -180,6 +182,9 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
     structured = bool(c.typed(get("structured"), bool, "reader.structured"))
     if structured and backend not in STRUCTURED_BACKENDS:
         raise c.fail("reader.structured", f"needs backend {' or '.join(STRUCTURED_BACKENDS)}")
+    mode = c.choice(get("decode_mode"), tuple(DECODE_MODES), "reader.decode_mode")
+    if mode != DEFAULT_DECODE_MODE and "decode_mode" not in reader_parameters(backend):
+        raise c.fail("reader.decode_mode", f"{mode} decoding is the hf backend's, not {backend}'s")
     return ReaderSpec(
         backend=backend,
         model=c.typed(get("model"), str, "reader.model"),
@@ -189,6 +194,7 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
             get("attn_implementation"), ATTN_IMPLEMENTATIONS, "reader.attn_implementation"
         ),
         batch_size=c.positive(get("batch_size"), "reader.batch_size"),
+        decode_mode=mode,
         max_input_tokens=c.positive(get("max_input_tokens"), "reader.max_input_tokens"),
         max_new_tokens={p: new_tokens[p] for p in PIPELINE_PROBES if p in new_tokens},
         base_url=c.optional_str(get("base_url"), "reader.base_url"),

@@ -4,7 +4,8 @@ Loads a Hub id, a local directory or a GGUF file. Batches are length-sorted and 
 on the default reader in fp32 on CPU they give exactly the one-at-a-time greedy answers
 (tested). A KV press plugs in through ``press`` and the single method ``_generate_batch``; the
 records the hook appends to its ``records`` list (one per prompt) ride on each row's
-:class:`Generation` as ``record``.
+:class:`Generation` as ``record``. ``decode_mode`` picks the paper's decoding (the default) or
+the fast one (static cache, compiled on CUDA; :mod:`compressbench.readers.decode_modes`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,19 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from compressbench.readers import chat
 from compressbench.readers.base import ChatRequest, Generation, json_record, provenance
+from compressbench.readers.decode_modes import (
+    DEFAULT_DECODE_MODE,
+    DecodeMode,
+    StaticCachePool,
+    get_decode_mode,
+)
 from compressbench.readers.env import hub_commit, model_sha256
 from compressbench.readers.postprocess import from_exception, from_text
+from compressbench.readers.press_hook import PressHook
 from compressbench.readers.smollm import MODEL_NAME
 
 # The defaults of ``reader.attn_implementation`` / ``reader.batch_size`` (config.ReaderSpec too).
@@ -28,26 +36,6 @@ DEFAULT_ATTN_IMPLEMENTATION = "eager"
 DEFAULT_BATCH_SIZE = 1
 
 log = logging.getLogger(__name__)
-
-
-class PressHook(Protocol):
-    """Generation under a KV press (see ``compressbench.compress.kv``).
-
-    Gets the left-padded batch and the greedy generation kwargs; returns the new token ids
-    ``[batch, new_tokens]`` (rows may be padded with ``pad_token_id`` after eos). A hook may
-    keep a ``records`` list and append one record per prompt, in the order of ``prompts``.
-    """
-
-    def __call__(
-        self,
-        *,
-        model: Any,
-        tokenizer: Any,
-        prompts: Sequence[str],
-        input_ids: Any,
-        attention_mask: Any,
-        generate_kwargs: dict[str, Any],
-    ) -> Any: ...
 
 
 @dataclass
@@ -68,7 +56,8 @@ class HFReader:
     (``auto``, ``cpu``, ``cuda``...), ``batch_size``, ``max_batch_tokens`` (cap on padded
     input tokens per batch), ``max_input_tokens`` (left truncation, default 7168), ``press``
     (:class:`PressHook`), ``press_spec`` (its parameters, for the cache key) and
-    ``num_threads`` (``torch.set_num_threads``, process-wide; None leaves it alone).
+    ``num_threads`` (``torch.set_num_threads``, process-wide; None leaves it alone) and
+    ``decode_mode`` (``paper`` or ``fast``: :mod:`compressbench.readers.decode_modes`).
     """
 
     name = "hf"
@@ -91,6 +80,7 @@ class HFReader:
         press: PressHook | None = None,
         press_spec: dict[str, Any] | None = None,
         num_threads: int | None = None,
+        decode_mode: str = DEFAULT_DECODE_MODE,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -109,6 +99,8 @@ class HFReader:
         self.max_input_tokens = max_input_tokens
         self.press = press
         self.press_spec = press_spec
+        self.decode_mode: DecodeMode = get_decode_mode(decode_mode)
+        self.static_caches = StaticCachePool()  # fast mode's cache (one per reader)
         self.device = _resolve_device(device)
         if num_threads is not None:
             import torch
@@ -160,6 +152,7 @@ class HFReader:
             "dtype": self.dtype,
             "attn_implementation": self.attn_implementation,
             "press": self._press_description(),
+            **self.decode_mode.decoding(),  # nothing in paper mode: its keys stay as they were
         }
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
@@ -205,7 +198,7 @@ class HFReader:
     def _run_batch(self, batch: list[_Row]) -> list[Generation]:
         import torch
 
-        width = max(len(r.ids) for r in batch)
+        width = self.decode_mode.padded_width(max(len(r.ids) for r in batch))
         ids = [[self.pad_token_id] * (width - len(r.ids)) + r.ids for r in batch]
         mask = [[0] * (width - len(r.ids)) + [1] * len(r.ids) for r in batch]
         start = time.perf_counter()
@@ -301,6 +294,12 @@ class HFReader:
                     input_ids=input_ids,
                     attention_mask=attention_mask,
                     generate_kwargs=kwargs,
+                    decode_together=self.decode_mode.decode_presses_together,
+                )
+            if self.decode_mode.cache_implementation == "static":  # compiled by generate on CUDA
+                rows, width = input_ids.shape
+                kwargs["past_key_values"] = self.static_caches.get(
+                    self.model, rows, width + max_new_tokens
                 )
             out = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         return out[:, input_ids.shape[1] :]

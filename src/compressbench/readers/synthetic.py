@@ -15,6 +15,7 @@ from typing import Any
 
 from compressbench.readers import chat
 from compressbench.readers.base import ChatRequest
+from compressbench.readers.decode_modes import DEFAULT_DECODE_MODE, StaticCachePool, get_decode_mode
 from compressbench.readers.hf import HFReader
 
 MARKER = "\n\nQuestion:"  # the press context/question split (kv.record.DEFAULT_QUESTION_MARKER)
@@ -133,8 +134,15 @@ def make_requests(
     return out
 
 
-def in_memory_reader(model: Any, tokenizer: Any, device: Any, batch_size: int = 1) -> HFReader:
-    """An :class:`HFReader` around an in-memory model (there are no weights to load)."""
+def in_memory_reader(
+    model: Any,
+    tokenizer: Any,
+    device: Any,
+    batch_size: int = 1,
+    decode_mode_name: str = DEFAULT_DECODE_MODE,
+) -> HFReader:
+    """An :class:`HFReader` around an in-memory model (there are no weights to load), in
+    decode mode ``decode_mode_name``."""
     reader = HFReader.__new__(HFReader)
     chat.prepare_tokenizer(tokenizer)
     reader.__dict__.update(
@@ -145,6 +153,8 @@ def in_memory_reader(model: Any, tokenizer: Any, device: Any, batch_size: int = 
         max_input_tokens=chat.DEFAULT_MAX_INPUT_TOKENS,
         press=None,
         press_spec=None,
+        decode_mode=get_decode_mode(decode_mode_name),
+        static_caches=StaticCachePool(),
         device=device,
         model=model,
         tokenizer=tokenizer,

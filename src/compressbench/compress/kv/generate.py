@@ -1,4 +1,5 @@
-"""Greedy generation under a kvpress press, in one of two modes.
+"""Greedy generation under a kvpress press, in one of two modes (plus ``context_shared``,
+``context_only`` with one compression per distinct context: :mod:`.batched`).
 
 - ``context_only``: the prompt before the *last* occurrence of ``question_marker`` (the system
   prompt and the dialogue) is prefilled with the press active; the question tail is then fed
@@ -34,6 +35,7 @@ uncompressed length, as kvpress's pipeline does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from compressbench.compress.kv.build import compression_ratio_of, press_spec, window_size_of
@@ -57,7 +59,7 @@ def cache_lengths(cache: Any) -> list[int]:
     return [int(k.shape[-2]) for k in cache.key_cache]  # pragma: no cover - old transformers
 
 
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+def eos_ids(model: Any, tokenizer: Any) -> set[int]:
     ids: set[int] = set()
     for source in (getattr(model, "generation_config", None), tokenizer):
         value = getattr(source, "eos_token_id", None)
@@ -99,6 +101,122 @@ def _forward(
     return out.logits[0, -1]
 
 
+@dataclass
+class Pressed:
+    """One prompt after its prefill under a press (and its question, fed without the press):
+    where greedy decoding starts. ``info`` holds the :class:`KVRecord` measurements."""
+
+    cache: Any  # the compressed cache (context, then question entries)
+    logits: Any  # logits of the last fed token
+    position: int  # rotary position of the next token
+    uneven: bool  # the layers hold different numbers of entries
+    info: dict[str, Any]
+
+
+@dataclass
+class Compressed:
+    """A context prefilled under a press: its cache, last logits and measurements."""
+
+    cache: Any
+    logits: Any
+    context_tokens: int
+    kept: list[int]
+    positions: dict[str, Any]  # kept positions and text, or why they are unavailable
+
+
+def compress_context(
+    model: Any,
+    tokenizer: Any,
+    context_ids: Sequence[int],
+    press: Any,
+    *,
+    cache: Any = None,
+    track_positions: bool = True,
+) -> Compressed:
+    """Prefill ``context_ids`` under ``press`` into ``cache`` (a new ``DynamicCache`` if None)."""
+    import torch
+    from transformers import DynamicCache
+
+    device = next(model.parameters()).device
+    if cache is None:
+        cache = DynamicCache()
+    positions: dict[int, Any] = {}
+    with torch.inference_mode(), instrumented(press, positions, track_positions), press(model):
+        logits = _forward(model, list(context_ids), cache, 0, device)
+    kept = cache_lengths(cache)
+    if track_positions:
+        summary = positions_summary(tokenizer, list(context_ids), kept, positions)
+    else:
+        summary = unavailable("not tracked (track_positions=False)")
+    return Compressed(cache, logits, len(context_ids), kept, summary)
+
+
+def feed_question(model: Any, compressed: Compressed, question_ids: Sequence[int]) -> Pressed:
+    """Feed ``question_ids`` (may be empty) to the compressed cache without the press: in one
+    block when every layer holds as many entries, else token by token (see :func:`_forward`)."""
+    import torch
+
+    device = next(model.parameters()).device
+    cache, logits, n_ctx = compressed.cache, compressed.logits, compressed.context_tokens
+    uneven = len(set(compressed.kept)) > 1
+    feed = None
+    after_q: list[int] | None = None
+    with torch.inference_mode():
+        if question_ids:
+            if not uneven:
+                feed = "block"
+                logits = _forward(model, list(question_ids), cache, n_ctx, device)
+            else:
+                feed = "token_by_token"
+                for j, tok in enumerate(question_ids):
+                    logits = _forward(model, [tok], cache, n_ctx + j, device, uneven)
+            after_q = cache_lengths(cache)
+    info: dict[str, Any] = {
+        "kept_entries_per_layer": compressed.kept,
+        "cache_entries_after_question": after_q,
+        "question_feed": feed,
+        **compressed.positions,
+    }
+    return Pressed(cache, logits, n_ctx + len(question_ids), uneven, info)
+
+
+def decode_greedy(
+    model: Any, pressed: Pressed, max_new_tokens: int, eos_token_ids: set[int]
+) -> list[int]:
+    """Greedy new ids from ``pressed`` (ending at the first eos, inclusive)."""
+    import torch
+
+    device = next(model.parameters()).device
+    logits, pos = pressed.logits, pressed.position
+    new_ids: list[int] = []
+    with torch.inference_mode():
+        for step in range(max_new_tokens):
+            token = int(torch.argmax(logits).item())
+            new_ids.append(token)
+            if token in eos_token_ids or step == max_new_tokens - 1:
+                break
+            logits = _forward(model, [token], pressed.cache, pos, device, pressed.uneven)
+            pos += 1
+    return new_ids
+
+
+def prefill_with_press(
+    model: Any,
+    tokenizer: Any,
+    context_ids: Sequence[int],
+    question_ids: Sequence[int],
+    press: Any,
+    *,
+    cache: Any = None,
+    track_positions: bool = True,
+) -> Pressed:
+    """:func:`compress_context` then :func:`feed_question`."""
+    compressed = compress_context(
+        model, tokenizer, context_ids, press, cache=cache, track_positions=track_positions
+    )
+    return feed_question(model, compressed, question_ids)
+
+
 def generate_ids_with_press(
     model: Any,
     tokenizer: Any,
@@ -117,50 +235,17 @@ def generate_ids_with_press(
     to inspect it afterwards; it then holds context, question and generated entries.
     ``track_positions=False`` skips recovering the kept positions (one hash pass over each
     layer's keys)."""
-    import torch
-    from transformers import DynamicCache
-
-    device = next(model.parameters()).device
-    eos = eos_token_ids if eos_token_ids is not None else _eos_ids(model, tokenizer)
-    if cache is None:
-        cache = DynamicCache()
-    positions: dict[int, Any] = {}
-    with torch.inference_mode():
-        with instrumented(press, positions, track_positions), press(model):
-            logits = _forward(model, list(context_ids), cache, 0, device)
-        kept = cache_lengths(cache)
-        uneven = len(set(kept)) > 1
-        n_ctx = len(context_ids)
-        feed = None
-        after_q: list[int] | None = None
-        if question_ids:
-            if not uneven:
-                feed = "block"
-                logits = _forward(model, list(question_ids), cache, n_ctx, device)
-            else:
-                feed = "token_by_token"
-                for j, tok in enumerate(question_ids):
-                    logits = _forward(model, [tok], cache, n_ctx + j, device, uneven)
-            after_q = cache_lengths(cache)
-        pos = n_ctx + len(question_ids)
-        new_ids: list[int] = []
-        for step in range(max_new_tokens):
-            token = int(torch.argmax(logits).item())
-            new_ids.append(token)
-            if token in eos or step == max_new_tokens - 1:
-                break
-            logits = _forward(model, [token], cache, pos, device, uneven)
-            pos += 1
-    info: dict[str, Any] = {
-        "kept_entries_per_layer": kept,
-        "cache_entries_after_question": after_q,
-        "question_feed": feed,
-    }
-    if track_positions:
-        info.update(positions_summary(tokenizer, list(context_ids), kept, positions))
-    else:
-        info.update(unavailable("not tracked (track_positions=False)"))
-    return new_ids, info
+    eos = eos_token_ids if eos_token_ids is not None else eos_ids(model, tokenizer)
+    pressed = prefill_with_press(
+        model,
+        tokenizer,
+        context_ids,
+        question_ids,
+        press,
+        cache=cache,
+        track_positions=track_positions,
+    )
+    return decode_greedy(model, pressed, max_new_tokens, eos), pressed.info
 
 
 def split_prompt(prompt_text: str, question_marker: str) -> tuple[str, str] | None:
@@ -187,10 +272,10 @@ def press_context(
     """``(mode used, fallback reason, context ids, question ids)``: what is prefilled under
     ``press`` and what is fed after it (see :func:`run_with_press`)."""
     check_mode(mode)
-    used, reason = mode, None
+    used, reason = ("context_only" if mode == "context_shared" else mode), None
     context_ids: list[int] = []
     question_ids: list[int] = []
-    if mode == "context_only":
+    if used == "context_only":
         parts = split_prompt(prompt_text, question_marker)
         if parts is None:
             used, reason = "full_prompt", f"question marker {question_marker!r} not in prompt"
@@ -242,22 +327,42 @@ def run_with_press(
         max_new_tokens,
         track_positions=track_positions,
     )
+    planned = Planned(mode, used, reason, context_ids, question_ids)
+    return new_ids, kv_record(model, press, planned, info, len(new_ids))
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What :func:`press_context` chose for one prompt."""
+
+    mode_requested: str
+    mode: str
+    fallback_reason: str | None
+    context_ids: list[int]
+    question_ids: list[int]
+
+
+def kv_record(
+    model: Any, press: Any, planned: Planned, info: dict[str, Any], new_tokens: int
+) -> KVRecord:
+    """The :class:`KVRecord` of one generation from its plan and measurements ``info``."""
+    info = dict(info)
     kept = info.pop("kept_entries_per_layer")
-    record = KVRecord(
-        mode_requested=mode,
-        mode=used,
+    n_ctx = len(planned.context_ids)
+    return KVRecord(
+        mode_requested=planned.mode_requested,
+        mode=planned.mode,
         press=press_spec(press),
         compression_ratio=compression_ratio_of(press),
-        context_tokens=len(context_ids),
-        question_tokens=len(question_ids),
+        context_tokens=n_ctx,
+        question_tokens=len(planned.question_ids),
         kept_entries_per_layer=kept,
-        kept_fraction=(sum(kept) / len(kept) / len(context_ids)) if kept and context_ids else 1.0,
-        fallback_reason=reason,
-        new_tokens=len(new_ids),
+        kept_fraction=(sum(kept) / len(kept) / n_ctx) if kept and n_ctx else 1.0,
+        fallback_reason=planned.fallback_reason,
+        new_tokens=new_tokens,
         attn_implementation=getattr(model.config, "_attn_implementation", None),
         **info,
     )
-    return new_ids, record
 
 
 def generate_with_press(

@@ -15,6 +15,7 @@ from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
+from compressbench.tpbench.report.decode_modes import decode_mode_label
 from compressbench.tpbench.report.kind_rules import KIND_RULES
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.tpbench.slot_types import slot_type
@@ -120,7 +121,11 @@ def stage_report(params: Params) -> Path:
         params.tracking.uri, params.tracking.experiment, cells, params.datasets
     )
     stats = next(iter(cells.values())).stats
-    reader = f"`{stats['backend']}` `{stats['model_id']}`" + decoding_label(cells)
+    reader = (
+        f"`{stats['backend']}` `{stats['model_id']}`"
+        + decode_mode_label(cells)
+        + decoding_label(cells)
+    )
     with start_pipeline_run(
         "tpbench report",
         {
