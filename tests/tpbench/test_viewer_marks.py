@@ -57,3 +57,39 @@ def test_a_scores_row_of_an_unknown_probe_names_file_record_and_field() -> None:
     )
     with pytest.raises(InputError, match=r"file s\.jsonl, record row 1, field 'probe_id'"):
         build_cases([], [cell], Path("p.jsonl"))
+
+
+def test_a_press_answer_carries_its_heat_strip() -> None:
+    from compressbench.tpbench.probes import ProbeRecord
+    from compressbench.tpbench.viewer.cases import CellRows, build_cases
+
+    probe = ProbeRecord(
+        probe_id="b:d1:qa00",
+        probe_type="P2",
+        dataset="builtin",
+        dialogue_id="d1",
+        seed=42,
+        ratio=0.3,
+        slot="city",
+        slot_human="city",
+        old_value="Rome",
+        new_value="Paris",
+        gold="Paris",
+        turns=tuple((s, t) for s, t in TURNS),
+        meta={"origin_turn_id": 3},
+    )
+    key = {"probe_type": "P2", "seed": 42, "probe_id": probe.probe_id}
+    context = {**key, "kept_turn_ids": [0, 1, 2, 3, 4], "kv": {"press": "SnapKVPress"}}
+    context["compressed_text_used"] = CONTEXT
+    scored = {
+        **key,
+        "prediction": "Paris",
+        "output": '{"value": "Paris"}',
+        "scores": {"strict": 1, "loose": 1},
+        "kv_record": {"kept_token_text": GAP.join(["make it Paris.", "Paris it is."])},
+    }
+    cell = CellRows("snapkv", [context], [scored], Path("c.jsonl"), Path("s.jsonl"))
+    (case,) = build_cases([probe], [cell], Path("p.jsonl"))
+    answer = case["answers"]["snapkv"]
+    assert answer["press"] and answer["kind"] == "correct"
+    assert answer["heat"]["shares"] == [0.0, 0.0, 0.0, round(14 / 23, 3), 1.0]

@@ -59,6 +59,7 @@ def probe_case(probe: ProbeRecord) -> dict[str, Any]:
         "dialogue_id": probe.dialogue_id,
         "probe_type": probe.probe_type,
         "ratio": probe.ratio,
+        "r": repr(probe.ratio),  # as the filter and the report's links spell it ("1.0")
         "seed": probe.seed,
         "question": question(probe.probe_type, probe.slot_human),
         "gold": probe.gold,

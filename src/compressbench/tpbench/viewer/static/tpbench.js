@@ -39,7 +39,7 @@
     if (s.case) return c.key === s.case;
     if (s.probe && c.probe_type !== s.probe) return false;
     if (s.dataset && c.dataset !== s.dataset) return false;
-    if (s.ratio && String(c.ratio) !== s.ratio) return false;
+    if (s.ratio && c.r !== s.ratio) return false;
     if (!idMatch(c, s.q)) return false;
     if (s.method && !(s.method in c.answers)) return false;
     if (s.outcome) {
