@@ -4,7 +4,8 @@ Each subcommand lives in ``compressbench.commands.<module>`` and exposes
 ``register(subparsers)`` that adds its parser and sets ``func``; add it to :data:`COMMANDS` to
 add a command. Bad input of any command (an :class:`InputError`, an
 argument argparse rejects, a given path that cannot be read or written) ends as one line on
-stderr and exit code 2.
+stderr and exit code 2; a stage cell whose model calls failed (:class:`ModelCallsFailed`) ends
+as one line and exit code 1.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import sys
 from typing import NoReturn
 
-from compressbench.errors import InputError
+from compressbench.errors import InputError, ModelCallsFailed
 
 # Command name -> the module under compressbench.commands that registers it. Only the module of
 # the command being run is imported (each DVC stage is a CLI call, which should not pay for
@@ -43,6 +44,7 @@ COMMANDS: dict[str, str] = {
 
 EXIT_BAD_INPUT = 2
 
+EXIT_MODEL_CALLS_FAILED = 1
 
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line (no usage block); exit code 2."""
@@ -87,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         return _bad_input(args.command, str(exc))
     except OSError as exc:  # a path given to the command that cannot be read or written
+    except ModelCallsFailed as exc:  # the message names the cell, the count and the cause
+        print(f"compressbench {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_MODEL_CALLS_FAILED
         if exc.filename is None:
             raise
         return _bad_input(args.command, f"file {exc.filename}: {exc.strerror or exc}")

@@ -26,3 +26,8 @@ class InputError(ValueError):
             where.append(f"field {field!r}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ModelCallsFailed(RuntimeError):
+    """Too many model calls of one stage cell raised (see :mod:`compressbench.readers.failures`):
+    the cell's outputs are not written and the command exits non-zero with this one line."""

@@ -9,6 +9,7 @@ import importlib.metadata
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,43 @@ def test_a_bad_images_lock_fails_naming_the_field(
     result = run("image", write_params(), environ=env, images_lock=bad)
     assert result.status == "FAIL"
     assert "images.cuda" in result.summary and "'digest'" in result.summary
+
+
+def test_versions_are_compared_as_versions_through_the_cli(
+    doctor: Callable[..., Any], write_params: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A pin without a local label accepts any local build of it (``2.11.0`` vs an installed
+    ``2.11.0+cu130``); a pin with another local label does not; extras and markers in the lock
+    are read; each image target reads its own lock."""
+    from packaging.version import Version
+
+    torch = installed("torch")
+    assert torch is not None
+    public = Version(torch).public
+    params = str(write_params())
+    lock = write_lock(tmp_path, "cuda", torch=public)
+    with lock.open("a") as fh:  # lines as scripts/lock.py writes them for the CUDA image
+        fh.write(f"fsspec[http, tqdm]==2026.6.0 \\\n    --hash=sha256:{'1' * 64}\n")
+        fh.write('pywin32==311 ; sys_platform == "win32"\n')
+    proc = doctor("--params", params, "--only", "versions", "--image-target", "cuda")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("PASS  versions"), proc.stdout
+    assert f"image target cuda: as requirements-cuda.lock: torch {torch}" in proc.stdout
+
+    write_lock(tmp_path, "cpu", torch=f"{public}+cu130")  # the cpu target: its own lock
+    proc = doctor("--params", params, "--only", "versions", "--image-target", "cpu")
+    assert proc.returncode == 1
+    assert f"torch {torch} (lock {public}+cu130)" in proc.stdout, proc.stdout
+    assert len(proc.stdout.splitlines()) == 1 and proc.stderr == ""
+
+
+def test_a_lock_line_that_is_not_a_pin_fails_naming_the_line(
+    write_params: Callable[..., Path], tmp_path: Path
+) -> None:
+    lock = write_lock(tmp_path, "cpu")
+    with lock.open("a") as fh:
+        fh.write("numpy>=1.26\n")
+    result = run("versions", write_params())
+    assert result.status == "FAIL"
+    number = len(lock.read_text().splitlines())
+    assert f"file {lock}, record {number}: 'numpy>=1.26' is not pinned with ==" in result.summary

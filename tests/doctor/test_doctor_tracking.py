@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+import compressbench
 from compressbench.doctor.base import Context, Options, Result
 from compressbench.doctor.checks import run_one
+from compressbench.tracking.store import open_client
 from support.http_server import free_port
 from support.processes import stop
 
@@ -37,16 +39,101 @@ def test_sqlite_stores(write_params: Callable[..., Path], tmp_path: Path) -> Non
     db = tmp_path / "runs" / "mlflow.db"
     uri = f"sqlite:///{db}"
     result = tracking(params, uri)
-    assert result.status == "PASS" and "the store is created on first use" in result.summary
-    with contextlib.closing(sqlite3.connect(db)) as con:
-        con.execute("CREATE TABLE experiments (id INTEGER)")
-        con.commit()
+    assert result.status == "PASS", result.summary
+    assert result.summary == (
+        f"{uri}: folder writable, a throwaway store opened there; created on first use"
+    )
+    assert list(db.parent.iterdir()) == []  # the throwaway store is gone, the store not made
+    open_client(uri).search_experiments()  # the store as a stage creates it
     result = tracking(params, uri)
-    assert result.status == "PASS" and result.summary == f"{uri}: folder and store writable"
+    assert result.status == "PASS" and result.summary == (
+        f"{uri}: folder and store writable, the store opens"
+    )
     with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as holder:
         holder.execute("BEGIN IMMEDIATE")  # another writer holds the store
         result = tracking(params, uri)
     assert result.status == "FAIL" and "database is locked" in result.summary, result.summary
+
+    other = tmp_path / "other.db"  # a sqlite file that is not an MLflow store
+    with contextlib.closing(sqlite3.connect(other)) as con:
+        con.execute("CREATE TABLE experiments (id INTEGER)")
+        con.commit()
+    result = tracking(params, f"sqlite:///{other}")
+    assert result.status == "FAIL", result.summary
+    assert result.summary.startswith(f"sqlite:///{other}: store does not open: ")
+
+
+BROKEN_MLFLOW = "raise ImportError(\"cannot import name 'Engine' from 'sqlalchemy' (unknown)\")\n"
+
+
+@pytest.mark.parametrize(
+    ("init", "expected"),
+    [
+        (
+            BROKEN_MLFLOW,
+            "mlflow is installed but does not import: ImportError: cannot import name 'Engine' "
+            "from 'sqlalchemy' (unknown)",
+        ),
+        (
+            "import sqlalchemy_gone_from_this_install\n",
+            "mlflow is installed but does not import: ModuleNotFoundError: No module named "
+            "'sqlalchemy_gone_from_this_install'",
+        ),
+    ],
+)
+def test_an_mlflow_that_does_not_import_fails_with_its_exact_error(
+    doctor: Callable[..., subprocess.CompletedProcess[str]],
+    write_params: Callable[..., Path],
+    tmp_path: Path,
+    init: str,
+    expected: str,
+) -> None:
+    """A broken install (an ``mlflow`` package first on the path whose import fails) through
+    ``compressbench doctor``: the tracking check imports mlflow and names the error."""
+    broken = tmp_path / "broken" / "mlflow"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text(init)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = ["--params", str(write_params()), "--only", "tracking", "--tracking-uri", uri]
+    proc = doctor(*args, env={"PYTHONPATH": str(broken.parent)})
+    assert proc.returncode == 1 and proc.stderr == ""
+    [line] = proc.stdout.splitlines()
+    assert line.split(maxsplit=2) == ["FAIL", "tracking", f"{uri}: {expected}"], line
+
+
+def test_the_store_says_not_installed_only_when_mlflow_is_missing(tmp_path: Path) -> None:
+    """``open_client`` in a process where ``mlflow`` is absent, then where it is broken."""
+    code = (
+        "import sys\n"
+        "from compressbench.tracking.store import open_client\n"
+        "try:\n"
+        "    open_client(sys.argv[1])\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    # python -S: no site-packages, so no mlflow; the package from its source folder
+    src = f"sys.path.insert(0, {str(Path(compressbench.__file__).parents[1])!r})\n"
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code.replace("\n", "\n" + src, 1), uri],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.stdout.strip() == (
+        "TrackingError mlflow is not installed: pip install 'compressbench[pipeline]' (or mlflow)"
+    ), proc.stderr
+    broken = tmp_path / "broken" / "mlflow"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text(BROKEN_MLFLOW)
+    env = {**os.environ, "PYTHONPATH": str(broken.parent)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code, uri], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert proc.stdout.strip() == (
+        "TrackingError mlflow is installed but does not import: ImportError: cannot import "
+        "name 'Engine' from 'sqlalchemy' (unknown)"
+    ), proc.stderr
 
 
 def test_default_store_is_the_projects_and_a_file_in_its_way_fails(

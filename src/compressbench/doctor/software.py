@@ -4,7 +4,11 @@ and ``image`` (the image this runs in: its lock, its base, its published digest)
 The target is ``--image-target``, else ``COMPRESSBENCH_IMAGE_TARGET`` (the images set it), else
 the host, which is held to the ``cpu`` lock (``--image-target cuda`` for a CUDA host install).
 The lock is ``docker/requirements-<target>.lock`` of the project, else the one an image keeps in
-``/opt/compressbench``.
+``/opt/compressbench``. Its requirement lines (``name[extras]==version \\`` and their hashes)
+are read with :mod:`packaging`, and an installed version matches a pin as pip's ``==`` matches
+it (PEP 440): ``2.11.0`` equals ``2.11.0.0``, and a pin without a local label (``2.11.0``)
+accepts any local build of it (``2.11.0+cu130``), while a pin with one (``2.13.0+cpu``) accepts
+only that build.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from pathlib import Path
 
 from compressbench.doctor.base import FAIL, PASS, Context, Result, Skip
+from compressbench.errors import InputError
 from compressbench.published_images import find_images_lock, load_images_lock, match_image
 from compressbench.readers.image_env import HOST, image_identity
 
@@ -22,7 +27,6 @@ PACKAGES = ("torch", "transformers", "vllm", "kvpress")
 TARGET_ENV = "COMPRESSBENCH_IMAGE_TARGET"
 IMAGE_LOCK = Path("/opt/compressbench/requirements.lock")
 CODE_ROOT = Path(__file__).resolve().parents[3]  # the checkout of an editable install
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
 
 
 def _norm(name: str) -> str:
@@ -45,13 +49,44 @@ def lock_file(ctx: Context, name: str) -> Path | None:
 
 
 def pins(path: Path) -> dict[str, str]:
-    """Normalised distribution name -> pinned version of a ``name==version`` lock."""
+    """Normalised distribution name -> pinned version of a hashed ``name==version`` lock.
+
+    A requirement starts a line (continuation lines with ``--hash`` start with blanks; options
+    with ``-``; comments with ``#``); extras are allowed, a marker that does not hold here
+    drops the line, and a line that is not a single ``==`` pin is an :class:`InputError`
+    naming the file and line."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = _PIN.match(line)
-        if m:
-            out[_norm(m.group(1))] = m.group(2)
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line or line[0] in " \t#-":
+            continue
+        text = line.split(" --hash", 1)[0].rstrip(" \\")
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as exc:
+            raise InputError(f"not a requirement: {exc}", file=str(path), record=number) from exc
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        specs = list(req.specifier)
+        if len(specs) != 1 or specs[0].operator != "==":
+            raise InputError(f"{text!r} is not pinned with ==", file=str(path), record=number)
+        out[_norm(req.name)] = specs[0].version
     return out
+
+
+def matches(have: str | None, pinned: str | None) -> bool:
+    """True when installed version ``have`` satisfies ``==pinned`` (PEP 440, local labels as
+    pip treats them); both absent is a match, one absent is not."""
+    if have is None or pinned is None:
+        return have == pinned
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(f"=={pinned}").contains(Version(have), prereleases=True)
+    except InvalidVersion:  # not a PEP 440 version: only the same text matches
+        return have == pinned
 
 
 def installed(name: str) -> str | None:
@@ -75,7 +110,7 @@ def check_versions(ctx: Context) -> Result:
     bad = [
         f"{p} {have[p] or 'not installed'} (lock {want[p] or 'none'})"
         for p in PACKAGES
-        if have[p] != want[p]
+        if not matches(have[p], want[p])
     ]
     if bad:
         hint = "" if tgt else "; --image-target cuda for a CUDA install"

@@ -1,9 +1,13 @@
-"""Check ``tracking``: the MLflow store the stages log to is reachable and writable.
+"""Check ``tracking``: mlflow imports, and the MLflow store the stages log to opens and is writable.
 
 The URI is resolved as the stages resolve it (``--tracking-uri``, else ``tracking.uri``, else
-``MLFLOW_TRACKING_URI``, else the project's ``mlflow.db``). A sqlite store: its folder takes a
-file and an existing database takes a write lock. A server: ``/health`` answers, then a
-throwaway run is created in the project's experiment with a small artifact, ended and deleted.
+``MLFLOW_TRACKING_URI``, else the project's ``mlflow.db``). First ``import mlflow``: a failure
+is reported with its exact error (:func:`compressbench.tracking.store.mlflow_import_error`). A
+sqlite store: its folder takes a file; an existing database takes a write lock and is opened
+with MLflow as the stages open it (:func:`~compressbench.tracking.store.open_client`) and
+listed; a database not yet there is stood in for by a throwaway store that MLflow creates and
+opens in the same folder, then removed. A server: ``/health`` answers, then a throwaway run is
+created in the project's experiment with a small artifact, ended and deleted.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from compressbench.tracking.store import (
     DEFAULT_EXPERIMENT,
     KIND_TAG,
     experiment_id,
+    mlflow_import_error,
     open_client,
     resolve_tracking_uri,
     sqlite_path,
@@ -55,14 +60,24 @@ def _folder_writable(folder: Path) -> str | None:
     return None
 
 
+def _open_sqlite(uri: str) -> None:
+    """Open the sqlite store at ``uri`` as the stages do (creating it if missing) and list an
+    experiment: MLflow's store code, its schema and sqlite all run."""
+    open_client(uri).search_experiments(max_results=1)
+
+
 def _sqlite(uri: str, db: Path) -> Result:
     why = _folder_writable(db.parent)
     if why is not None:
         return Result("tracking", FAIL, f"{uri}: folder {db.parent} not writable: {why}")
     if not db.exists():
-        return Result(
-            "tracking", PASS, f"{uri}: folder writable, the store is created on first use"
-        )
+        try:
+            with tempfile.TemporaryDirectory(dir=db.parent, prefix=".doctor-") as tmp:
+                _open_sqlite(f"sqlite:///{Path(tmp) / db.name}")
+        except Exception as exc:
+            return Result("tracking", FAIL, f"{uri}: a new store does not open: {one_line(exc)}")
+        text = f"{uri}: folder writable, a throwaway store opened there; created on first use"
+        return Result("tracking", PASS, text)
     try:
         with contextlib.closing(
             sqlite3.connect(f"{db.as_uri()}?mode=rw", uri=True, timeout=2)
@@ -71,7 +86,11 @@ def _sqlite(uri: str, db: Path) -> Result:
             c.execute("ROLLBACK")
     except sqlite3.Error as exc:
         return Result("tracking", FAIL, f"{uri}: store not writable: {exc}")
-    return Result("tracking", PASS, f"{uri}: folder and store writable")
+    try:
+        _open_sqlite(uri)
+    except Exception as exc:
+        return Result("tracking", FAIL, f"{uri}: store does not open: {one_line(exc)}")
+    return Result("tracking", PASS, f"{uri}: folder and store writable, the store opens")
 
 
 @contextlib.contextmanager
@@ -112,10 +131,14 @@ def _write_run(uri: str, experiment: str, timeout: float) -> str:
 def check_tracking(ctx: Context) -> Result:
     uri = tracking_uri(ctx)
     db = sqlite_path(uri)
+    if db is None and uri.startswith("sqlite:"):
+        raise Skip(f"{uri}: an in-memory store keeps nothing")
+    try:
+        import mlflow  # noqa: F401  (what every stage's run logging imports)
+    except ImportError as exc:
+        return Result("tracking", FAIL, f"{uri}: {mlflow_import_error(exc)}")
     if db is not None:
         return _sqlite(uri, db)
-    if uri.startswith("sqlite:"):
-        raise Skip(f"{uri}: an in-memory store keeps nothing")
     if uri.startswith(("http://", "https://")):
         try:
             health = uri.rstrip("/") + "/health"

@@ -4,7 +4,7 @@ environment is :func:`compressbench.tracking.software_env`)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from compressbench.jsonl import sha256_file
@@ -22,21 +22,25 @@ def model_files(path: str | Path) -> list[Path]:
     return safetensors or files
 
 
-def sha256_files(files: Iterable[str | Path]) -> str:
-    """sha256 of one file, or of the sorted ``name sha256`` lines of several."""
+def sha256_files(
+    files: Iterable[str | Path], hash_file: Callable[[Path], str] = sha256_file
+) -> str:
+    """sha256 of one file, or of the sorted ``name sha256`` lines of several; ``hash_file``
+    gives one file's sha256 (e.g. a :class:`~compressbench.readers.fingerprint.FingerprintCache`
+    that hashes a file once per version)."""
     paths = sorted(Path(f) for f in files)
     if len(paths) == 1:
-        return sha256_file(paths[0])
-    lines = "".join(f"{p.name} {sha256_file(p)}\n" for p in paths)
+        return hash_file(paths[0])
+    lines = "".join(f"{p.name} {hash_file(p)}\n" for p in paths)
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def model_sha256(path: str | Path) -> str:
+def model_sha256(path: str | Path, hash_file: Callable[[Path], str] = sha256_file) -> str:
     """Content hash of a model file or directory (its safetensors / gguf / bin files)."""
     files = model_files(path)
     if not files:
         raise FileNotFoundError(f"no model weight files in {path}")
-    return sha256_files(files)
+    return sha256_files(files, hash_file)
 
 
 def hub_commit(repo_id: str, revision: str | None = None) -> str | None:

@@ -26,7 +26,7 @@ from compressbench.readers.decode_modes import (
     StaticCachePool,
     get_decode_mode,
 )
-from compressbench.readers.env import hub_commit, model_sha256
+from compressbench.readers.fingerprint import FingerprintCache, loaded_revision
 from compressbench.readers.postprocess import from_exception, from_text
 from compressbench.readers.press_hook import PressHook
 from compressbench.readers.smollm import MODEL_NAME
@@ -112,7 +112,11 @@ class HFReader:
         chat.prepare_tokenizer(self.tokenizer)
         self.tokenizer_sha = chat.tokenizer_fingerprint(self.tokenizer)
         self.model_id = model_id or (f"{source}:{gguf_file}" if gguf_file else str(source))
-        self.revision = model_revision or _revision(self.model, source, gguf_file, revision)
+        hashes = FingerprintCache()  # a weight file is hashed once per version
+        self.revision = model_revision or loaded_revision(
+            self.model, source, gguf_file, revision, hashes
+        )
+        self.stats = hashes.stats.as_dict()  # hashing seconds, files from the cache
         self.pad_token_id = int(self.tokenizer.eos_token_id)
         self.eos_token_ids = _eos_ids(self.model, self.tokenizer)
 
@@ -373,15 +377,6 @@ def _load(
     model.to(device)
     model.eval()
     return model, tokenizer
-
-
-def _revision(model: Any, source: str, gguf_file: str | None, revision: str | None) -> str:
-    """Hub commit hash when known, else sha256 of the local GGUF / safetensors files."""
-    commit = getattr(model.config, "_commit_hash", None)
-    path = Path(source)
-    if path.exists():
-        return model_sha256(path / gguf_file if gguf_file else path)
-    return str(commit or hub_commit(source, revision) or revision or "unknown")
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:

@@ -167,6 +167,15 @@ def _speed_up_sqlite(db: Path) -> None:
 # ---------------------------------------------------------------------------- client, experiment
 
 
+def mlflow_import_error(exc: ImportError) -> str:
+    """Why mlflow did not import, on one line: "not installed" only when the ``mlflow`` module
+    itself is missing; otherwise the exact error (a dependency missing, a broken install)."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name == "mlflow":
+        return "mlflow is not installed: pip install 'compressbench[pipeline]' (or mlflow)"
+    text = " ".join(str(exc).split())
+    return f"mlflow is installed but does not import: {type(exc).__name__}: {text}"
+
+
 def open_client(tracking_uri: str | None = None) -> Any:
     """An ``MlflowClient`` on the resolved tracking URI (mlflow imported here, lazily).
 
@@ -178,10 +187,8 @@ def open_client(tracking_uri: str | None = None) -> Any:
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")  # offline by default
     try:
         from mlflow.tracking import MlflowClient
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise TrackingError(
-            "mlflow is not installed: pip install 'compressbench[pipeline]' (or pip install mlflow)"
-        ) from exc
+    except ImportError as exc:
+        raise TrackingError(mlflow_import_error(exc)) from exc
     db = sqlite_path(uri)
     if db is not None:
         try:

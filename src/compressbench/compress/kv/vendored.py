@@ -13,7 +13,10 @@ kvpress 0.5.5 supports transformers < 5.3; newer transformers (5.17 on the H200 
 longer pass ``cache_position`` to the attention layers, which kvpress's forward hook reads to
 tell prefill from decoding. :func:`fill_cache_position` derives it from the cache instead (the
 positions of this forward's queries: the cache's length after the update, minus the query
-length), only when it is missing.
+length), only when it is missing. :func:`patch_kvpress` applies it to the ``kvpress`` in use;
+every press TPBench and KEEP-Bench build goes through
+:func:`compressbench.compress.presses.get_press`, which calls it, so a press runs through the
+shim wherever it runs (the stages, the ray workers, the scripts).
 """
 
 from __future__ import annotations
@@ -63,6 +66,15 @@ def fill_cache_position(base_press: Any) -> None:
 
     setattr(forward_hook, "fills_cache_position", True)  # noqa: B010
     base_press.forward_hook = forward_hook
+
+
+def patch_kvpress() -> ModuleType:
+    """The ``kvpress`` module in use (the installed one, or the bare one :func:`load_kvpress`
+    registered), its ``BasePress.forward_hook`` wrapped by :func:`fill_cache_position`."""
+    import kvpress
+
+    fill_cache_position(kvpress.BasePress)
+    return kvpress
 
 
 def load_kvpress(wheel: str | Path | None = None) -> tuple[ModuleType, str]:

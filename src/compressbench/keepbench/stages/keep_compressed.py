@@ -18,6 +18,7 @@ from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
 from compressbench.readers.cache import AnswerCache
+from compressbench.readers.failures import check_model_calls
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +31,16 @@ def compress_cell(
     cache: Any,
     flops_config: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The rows (deterministic) and stats (timings, cache counts, FLOPs summary) of one cell."""
+    """The rows (deterministic) and stats (timings, cache counts, FLOPs summary) of one cell;
+    :class:`~compressbench.errors.ModelCallsFailed` when too many model calls raised."""
     method: Any = keep_method(name, params)
     sources = [keep_source(c) for c in cases]
     started = time.time()
     comps, cache_stats = method.compress_cell(sources, scale, cache)
     seconds = time.time() - started
+    # a generative compressor's calls that raised: too many, and the stage writes nothing
+    errors = [(c.record or {}).get("error") for c in comps]
+    check_model_calls(f"keep_compressed {name} x{scale}", errors, noun="compressions")
     flops = cell_flops(name, method, sources, comps, flops_config)
     source_tokens = [count_tokens(c.context) for c in cases]  # o200k_base, for Rate
     compressed_tokens = [count_tokens(c.text) for c in comps]
@@ -98,6 +103,7 @@ def compress_cell(
     ),
     deps=(keep_paths.CASES,),
     outs=(keep_paths.COMPRESSED_CELL,),
+    worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )
 def stage_keep_compressed(params: Any, compressor: str) -> Path:
     """Compress every case with one compressor of ``keepbench`` at every budget scale; model
@@ -111,12 +117,15 @@ def stage_keep_compressed(params: Any, compressor: str) -> Path:
     cases = read_cases()
     out = Path(keep_paths.COMPRESSED_CELL.format(compressor=name))
     shutil.rmtree(out, ignore_errors=True)  # only this run's budget scales, whatever ran before
+    cells: dict[float, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
     with AnswerCache(paths.answer_cache()) as cache:
         for scale in spec.budgets:
             log.info("keep_compressed: %s at budget x%s on %d cases", name, scale, len(cases))
             rows, stats = compress_cell(
                 name, spec.compressors[name], scale, cases, cache, spec.flops_configs.get(name)
             )
-            write_jsonl(keep_paths.compressed_file(name, scale), rows)
-            write_json(keep_paths.compressed_stats(name, scale), stats, default=str)
+            cells[scale] = rows, stats
+    for scale, (rows, stats) in cells.items():
+        write_jsonl(keep_paths.compressed_file(name, scale), rows)
+        write_json(keep_paths.compressed_stats(name, scale), stats, default=str)
     return out

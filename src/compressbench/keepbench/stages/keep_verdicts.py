@@ -16,6 +16,7 @@ from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
 from compressbench.readers.cache import AnswerCache
+from compressbench.readers.failures import check_model_calls
 
 log = logging.getLogger(__name__)
 CARRY = ("compressor", "budget_scale", "budget")
@@ -46,6 +47,7 @@ def stage_keep_verdicts(params: Any, compressor: str) -> Path:
     name = compressor
     out = Path(keep_paths.VERDICTS_CELL.format(compressor=name))
     shutil.rmtree(out, ignore_errors=True)
+    cells: dict[float, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
     with AnswerCache(paths.answer_cache()) as cache:
         for scale in spec.budgets:
             source = keep_paths.compressed_file(name, scale)
@@ -60,7 +62,9 @@ def stage_keep_verdicts(params: Any, compressor: str) -> Path:
             started = time.time()
             run = judge.judge(inputs, cache, progress=True)
             ended = time.time()
-            write_jsonl(keep_paths.verdicts_file(spec.judge, name, scale), run.rows)
+            # calls that raised: too many, and nothing is written
+            errors = [r.get("error") for r in run.rows]
+            check_model_calls(f"keep_verdicts {name} x{scale}", errors, noun="verdicts")
             stats = {
                 "cell": {"compressor": name, "budget_scale": scale, "judge": spec.judge},
                 **run.stats,
@@ -68,5 +72,8 @@ def stage_keep_verdicts(params: Any, compressor: str) -> Path:
                 "started_at": started,
                 "ended_at": ended,
             }
-            write_json(keep_paths.verdict_stats(spec.judge, name, scale), stats, default=str)
+            cells[scale] = run.rows, stats
+    for scale, (rows, stats) in cells.items():
+        write_jsonl(keep_paths.verdicts_file(spec.judge, name, scale), rows)
+        write_json(keep_paths.verdict_stats(spec.judge, name, scale), stats, default=str)
     return out

@@ -11,6 +11,7 @@ from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest
+from compressbench.readers.failures import check_model_calls
 from compressbench.tpbench.stages.answers import (
     answer_schema,
     ask_cached,
@@ -78,6 +79,7 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
     reader = build_reader(params.reader)
     run = ask_cached(reader, requests)
     write_jsonl(
+    check_model_calls(f"deletion answers {dataset}", [g.error for g in run.generations])
         out,
         (
             {**{k: row[k] for k in CARRY}, **generation_fields(reader, gen, key)}

@@ -44,6 +44,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
         write_jsonl(out, [])
         return out
     from compressbench.readers.cache import AnswerCache
+    from compressbench.readers.failures import check_model_calls
     from compressbench.tpbench.judge.judge import build_judge
     from compressbench.tpbench.judge.p1 import judge_p1_rows, p1_item, summarize
     from compressbench.tpbench.judge.track import log_judge_run
@@ -72,6 +73,9 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
     )
     with AnswerCache(paths.answer_cache()) as cache:
         verdicts, run = judge_p1_rows(judge, rows, cache)
+    # calls that raised: too many, and nothing is written
+    errors = [v.get("error") for v in verdicts]
+    check_model_calls(f"judge cell {dataset} {method} r={ratio}", errors, noun="verdicts")
     write_jsonl(out, verdicts)
     summary = summarize(verdicts)
     log_judge_run(
