@@ -43,8 +43,8 @@ COMMANDS: dict[str, str] = {
 }
 
 EXIT_BAD_INPUT = 2
-
 EXIT_MODEL_CALLS_FAILED = 1
+
 
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line (no usage block); exit code 2."""
@@ -88,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except InputError as exc:
         return _bad_input(args.command, str(exc))
-    except OSError as exc:  # a path given to the command that cannot be read or written
     except ModelCallsFailed as exc:  # the message names the cell, the count and the cause
         print(f"compressbench {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_MODEL_CALLS_FAILED
+    except OSError as exc:  # a path given to the command that cannot be read or written
         if exc.filename is None:
             raise
         return _bad_input(args.command, f"file {exc.filename}: {exc.strerror or exc}")

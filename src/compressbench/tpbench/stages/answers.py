@@ -15,8 +15,8 @@ from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
-from compressbench.readers.image_env import image_identity
 from compressbench.readers.failures import check_model_calls
+from compressbench.readers.image_env import image_identity
 from compressbench.tpbench.probe_types import get_probe_type
 from compressbench.tpbench.stages.answer_records import (
     kv_summary,
@@ -177,14 +177,14 @@ def write_answers(
     says whether the answers were constrained to the probe's schema: a labelled variant).
     A cell whose calls mostly raised writes nothing (:mod:`compressbench.readers.failures`)."""
     dataset, method, ratio = cell.dataset, cell.method, cell.ratio
+    check_model_calls(
+        f"answers cell {dataset} {method} r={ratio}", [g.error for g in run.generations]
+    )
     answer_rows = [
         {
             **{k: row[k] for k in ANSWER_CARRY},
             "method": method,
             "ratio": ratio,
-    check_model_calls(
-        f"answers cell {dataset} {method} r={ratio}", [g.error for g in run.generations]
-    )
             **generation_fields(reader, gen, key),
         }
         for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)

@@ -78,8 +78,8 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
         return out
     reader = build_reader(params.reader)
     run = ask_cached(reader, requests)
-    write_jsonl(
     check_model_calls(f"deletion answers {dataset}", [g.error for g in run.generations])
+    write_jsonl(
         out,
         (
             {**{k: row[k] for k in CARRY}, **generation_fields(reader, gen, key)}
