@@ -1,6 +1,7 @@
-"""Shared fixtures: where the read-only reference material lives (../shared beside the repo),
-a git clone of the repository for the tests that drive real DVC, a tiny LLMLingua-2 model, a
-real llama.cpp server and the deterministic gold-where-visible reader.
+"""Shared fixtures: where the TPBench release rows (tests/data) and the read-only reference
+material (../shared beside the repo) live, a git clone of the repository for the tests that
+drive real DVC, a tiny LLMLingua-2 model, a real llama.cpp server and the deterministic
+gold-where-visible reader.
 
 The helpers behind them are in ``support/`` (tests/ is on ``sys.path``: pyproject's pytest
 ``pythonpath``); tests import helpers from there, never from another test module."""
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from support.hotel_dialogue import HOTEL_TEXTS
-from support.paths import REPO_ROOT, SHARED
+from support.paths import RELEASE, REPO_ROOT, SHARED
 
 
 def _require(path: Path) -> Path:
@@ -28,6 +29,13 @@ def _require(path: Path) -> Path:
 def ref_dir() -> Path:
     """../shared/ref: spec, scorer reference cases, released probe rows."""
     return _require(SHARED / "ref")
+
+
+@pytest.fixture(scope="session")
+def release_dir() -> Path:
+    """tests/data/tpbench_release: the released probe rows, scorer reference cases and judge
+    prompt, kept in the repository (every clone runs the tests that read them)."""
+    return RELEASE
 
 
 @pytest.fixture(scope="session")

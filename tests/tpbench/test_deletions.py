@@ -171,8 +171,8 @@ RELEASED_FIELDS = (
 
 
 @pytest.fixture(scope="module")
-def released(ref_dir: Path) -> dict[tuple[str, str], Any]:
-    rows = list(read_released(ref_dir / "probe_examples.jsonl"))
+def released(release_dir: Path) -> dict[tuple[str, str], Any]:
+    rows = list(read_released(release_dir / "probe_examples.jsonl"))
     return {"probes": released_probes(rows), "rows": rows}  # type: ignore[dict-item]
 
 

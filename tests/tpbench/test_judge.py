@@ -50,8 +50,8 @@ def write_jsonl(path: Path, rows: list[Any]) -> Path:
 # -- the released prompt ---------------------------------------------------------------------
 
 
-def test_prompt_is_the_released_file_verbatim(ref_dir: Path) -> None:
-    released = (ref_dir / "tpbench_p1_judge_prompt.txt").read_bytes()
+def test_prompt_is_the_released_file_verbatim(release_dir: Path) -> None:
+    released = (release_dir / "tpbench_p1_judge_prompt.txt").read_bytes()
     assert PROMPT_FILE.read_bytes() == released
     assert prompt_sha256() == hashlib.sha256(released).hexdigest()
     assert len(judge_prompt()) == 2138

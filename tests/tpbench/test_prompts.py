@@ -64,8 +64,8 @@ def test_user_prompt_layout() -> None:
     assert '{"value": <string in the format above>' in user_prompt("P3", "CTX", "x")
 
 
-def test_released_prompts_byte_for_byte(ref_dir: Path) -> None:
-    rows = [json.loads(line) for line in (ref_dir / "probe_examples.jsonl").open()]
+def test_released_prompts_byte_for_byte(release_dir: Path) -> None:
+    rows = [json.loads(line) for line in (release_dir / "probe_examples.jsonl").open()]
     assert len(rows) == 27
     for row in rows:
         p = build_prompt(

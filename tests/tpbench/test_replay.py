@@ -27,17 +27,17 @@ from compressbench.tpbench.replay import replay, resolve_method
 POSITIONAL = {"full_context", "recency", "random_seed42", "first_n", "uniform_stride"}
 
 
-def released_rows(ref_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (ref_dir / "probe_examples.jsonl").open()]
+def released_rows(release_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (release_dir / "probe_examples.jsonl").open()]
 
 
-def test_cli_replay_matches_every_positional_row(ref_dir: Path, tmp_path: Path, capsys) -> None:
+def test_cli_replay_matches_every_positional_row(release_dir: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "replay.jsonl"
     rc = main(
         [
             "tpbench-replay",
             "--input",
-            str(ref_dir / "probe_examples.jsonl"),
+            str(release_dir / "probe_examples.jsonl"),
             "--output",
             str(out),
             "--fail-on-mismatch",
@@ -46,7 +46,7 @@ def test_cli_replay_matches_every_positional_row(ref_dir: Path, tmp_path: Path, 
         ]
     )
     assert rc == 0
-    released = released_rows(ref_dir)
+    released = released_rows(release_dir)
     rows = list(read_jsonl(out))
     assert len(rows) == len(released) == 27
     n_positional = 0
@@ -85,11 +85,13 @@ def fake_content_selector(name: str, select: Callable[..., list[int]]) -> Callab
     return Fake
 
 
-def test_replay_tries_content_aware_selectors_once_registered(ref_dir: Path, monkeypatch) -> None:
+def test_replay_tries_content_aware_selectors_once_registered(
+    release_dir: Path, monkeypatch
+) -> None:
     first_k = fake_content_selector("attention_h2o", lambda turns, k, _: list(range(k)))
     monkeypatch.setitem(SELECTORS, "attention_h2o", first_k)
     assert resolve_method("attention_h2o_cache") == ("attention_h2o", "")
-    rows = list(read_released(ref_dir / "probe_examples.jsonl"))
+    rows = list(read_released(release_dir / "probe_examples.jsonl"))
     recs = [
         r
         for r in replay(rows, methods={"attention_h2o_cache"})
@@ -102,13 +104,13 @@ def test_replay_tries_content_aware_selectors_once_registered(ref_dir: Path, mon
     assert [r.match for r in recs] == [False, True, False]
 
 
-def test_unregistered_or_failing_selectors_get_a_reason(ref_dir: Path, monkeypatch) -> None:
+def test_unregistered_or_failing_selectors_get_a_reason(release_dir: Path, monkeypatch) -> None:
     def broken(turns: Any, k: int, probe_id: str) -> list[int]:
         raise OSError("no local encoder")
 
     monkeypatch.delitem(SELECTORS, "attention_h2o", raising=False)
     monkeypatch.setitem(SELECTORS, "embedding_mmr", fake_content_selector("embedding_mmr", broken))
-    rows = list(read_released(ref_dir / "probe_examples.jsonl"))
+    rows = list(read_released(release_dir / "probe_examples.jsonl"))
     recs = {
         r.method: r for r in replay(rows, methods={"attention_h2o_cache", "embedding_mmr_cache"})
     }
@@ -119,7 +121,7 @@ def test_unregistered_or_failing_selectors_get_a_reason(ref_dir: Path, monkeypat
     assert "unavailable: OSError: no local encoder" in recs["embedding_mmr_cache"].reason
 
 
-def test_a_failing_selector_is_tried_once(ref_dir: Path, monkeypatch) -> None:
+def test_a_failing_selector_is_tried_once(release_dir: Path, monkeypatch) -> None:
     calls: list[str] = []
 
     def offline(turns: Any, k: int, probe_id: str) -> list[int]:
@@ -127,7 +129,7 @@ def test_a_failing_selector_is_tried_once(ref_dir: Path, monkeypatch) -> None:
         raise OSError("offline")
 
     monkeypatch.setitem(SELECTORS, "attention_h2o", fake_content_selector("attention_h2o", offline))
-    rows = list(read_released(ref_dir / "probe_examples.jsonl"))
+    rows = list(read_released(release_dir / "probe_examples.jsonl"))
     recs = [r for r in replay(rows, methods={"attention_h2o_cache"})]
     h2o = [r for r in recs if r.method == "attention_h2o_cache"]
     assert len(h2o) == 3 and all(r.match is None and "offline" in r.reason for r in h2o)
@@ -142,8 +144,8 @@ def test_resolve_method_reasons() -> None:
     assert resolve_method("mystery")[0] is None
 
 
-def test_mismatch_is_reported(ref_dir: Path, tmp_path: Path) -> None:
-    rows = released_rows(ref_dir)
+def test_mismatch_is_reported(release_dir: Path, tmp_path: Path) -> None:
+    rows = released_rows(release_dir)
     rows[1]["compressed_text_used"] += "!"
     src = tmp_path / "tampered.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -156,10 +158,10 @@ def test_mismatch_is_reported(ref_dir: Path, tmp_path: Path) -> None:
     assert main([*argv, "--fail-on-mismatch"]) == 1
 
 
-def test_missing_full_context_row_is_not_skipped(ref_dir: Path) -> None:
+def test_missing_full_context_row_is_not_skipped(release_dir: Path) -> None:
     rows = [
         r
-        for r in read_released(ref_dir / "probe_examples.jsonl")
+        for r in read_released(release_dir / "probe_examples.jsonl")
         if not (r.method == "full_context" and r.probe_type == "P1_LATE")
     ]
     recs = list(replay(rows, methods=POSITIONAL))
@@ -177,8 +179,10 @@ def test_missing_full_context_row_is_not_skipped(ref_dir: Path) -> None:
         (lambda r: r.update(compressed_text_used="garbage"), "compressed_text_used"),
     ],
 )
-def test_bad_rows_are_located_errors(ref_dir: Path, tmp_path: Path, capsys, mutate, field) -> None:
-    rows = released_rows(ref_dir)
+def test_bad_rows_are_located_errors(
+    release_dir: Path, tmp_path: Path, capsys, mutate, field
+) -> None:
+    rows = released_rows(release_dir)
     mutate(rows[0])
     src = tmp_path / "bad.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -207,8 +211,8 @@ def test_parse_marked_context_round_trips_newlines() -> None:
         parse_marked_context("no marker")
 
 
-def test_released_probes(ref_dir: Path) -> None:
-    probes = released_probes(read_released(ref_dir / "probe_examples.jsonl"))
+def test_released_probes(release_dir: Path) -> None:
+    probes = released_probes(read_released(release_dir / "probe_examples.jsonl"))
     assert len(probes) == 4
     p = probes[("v20_sgd_66_00065__qa_02", "P3")]
     assert p.probe_type == "P2" and p.probe_id == "v20_sgd_66_00065__qa_02"
@@ -237,13 +241,13 @@ def test_parse_row_rejects_bad_ratio() -> None:
         parse_row(row, file="f", line=1)
 
 
-def test_probes_cli_from_released(ref_dir: Path, tmp_path: Path) -> None:
+def test_probes_cli_from_released(release_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "p.jsonl"
     rc = main(
         [
             "probes",
             "--released",
-            str(ref_dir / "probe_examples.jsonl"),
+            str(release_dir / "probe_examples.jsonl"),
             "--probes",
             "p2",
             "--output",

@@ -1,7 +1,8 @@
 """``compressbench rescore`` reproduces every stored score of the TPBench reference cases.
 
-Each case of ``ref/scorer_cases_dev`` becomes one rescore input row; the real CLI scores the
-file and every stored (non-null) expected field must equal ours, field by field.
+Each case of ``tests/data/tpbench_release/scorer_cases_dev`` becomes one rescore input row; the
+real CLI scores the file and every stored (non-null) expected field must equal ours, field by
+field.
 """
 
 from __future__ import annotations
@@ -96,9 +97,9 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _write_input(probe: str, ref_dir: Path, tmp_path: Path) -> tuple[list[Case], Path]:
+def _write_input(probe: str, release_dir: Path, tmp_path: Path) -> tuple[list[Case], Path]:
     spec = CASE_FILES[probe]
-    cases = _read(ref_dir / "scorer_cases_dev" / spec.name)
+    cases = _read(release_dir / "scorer_cases_dev" / spec.name)
     rows = [{"case_id": c["case_id"], **_flags(c), **spec.references(c)} for c in cases]
     path = tmp_path / f"{probe}_in.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
@@ -126,8 +127,8 @@ def _compare(probe: str, cases: list[Case], out: list[dict[str, Any]]) -> tuple[
 
 
 @pytest.mark.parametrize("probe", sorted(CASE_FILES))
-def test_rescore_cli_matches_reference_cases(probe: str, ref_dir: Path, tmp_path: Path) -> None:
-    cases, inp = _write_input(probe, ref_dir, tmp_path)
+def test_rescore_cli_matches_reference_cases(probe: str, release_dir: Path, tmp_path: Path) -> None:
+    cases, inp = _write_input(probe, release_dir, tmp_path)
     out = tmp_path / f"{probe}_out.jsonl"
     assert _rescore(probe, inp, out) == 0
     rows = _read(out)
@@ -146,12 +147,12 @@ def _console_script() -> str | None:
 
 @pytest.mark.parametrize("probe", sorted(CASE_FILES))
 def test_installed_console_script_matches_in_process(
-    probe: str, ref_dir: Path, tmp_path: Path
+    probe: str, release_dir: Path, tmp_path: Path
 ) -> None:
     script = _console_script()
     if script is None:
         pytest.skip("the compressbench console script is not installed")
-    cases, inp = _write_input(probe, ref_dir, tmp_path)
+    cases, inp = _write_input(probe, release_dir, tmp_path)
     out_sub, out_inproc = tmp_path / "sub.jsonl", tmp_path / "inproc.jsonl"
     cmd = [script, "rescore", "--probe", probe, "--input", str(inp), "--output", str(out_sub)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
