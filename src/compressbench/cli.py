@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "code-hash": "code_hash",
     "doctor": "doctor",
     "runs": "runs",
+    "answers": "answers",
 }
 
 EXIT_BAD_INPUT = 2

@@ -1,6 +1,7 @@
-"""scripts/answer_cache.py: answers exported from one cache and imported into another are the
-same answers under the same keys and serve the same prompts; the exported file carries no prompt
-text unless asked; an edited or malformed row is refused with one line."""
+"""``compressbench answers export|import``: answers exported from one cache and imported into
+another are the same answers under the same keys and serve the same prompts; the exported file
+carries no prompt text unless asked; an edited or malformed row, a file that is missing, not
+gzip or cut short is refused with one line, exit code 2, and the cache is left untouched."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.cache import AnswerCache, cache_key, generate_cached, key_payload
 from support.paths import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "scripts" / "answer_cache.py"
+SCRIPT = REPO_ROOT / "scripts" / "answer_cache.py"  # the old entry point, now a thin wrapper
 
 
 class Named:
@@ -29,7 +30,17 @@ class Named:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    """``compressbench answers <args>`` in a subprocess."""
+    argv = [sys.executable, "-m", "compressbench.cli", "answers", *args]
+    return subprocess.run(argv, capture_output=True, text=True)
+
+
+def _error(proc: subprocess.CompletedProcess[str]) -> str:
+    """The one stderr line of a refused command (exit code 2, no traceback)."""
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0].removeprefix("compressbench answers: error: ")
 
 
 def _filled_cache(path: Path) -> list[ChatRequest]:
@@ -87,10 +98,7 @@ def test_export_with_text_is_checked_on_import(tmp_path: Path) -> None:
     rows[1]["request"] = json.dumps(request)
     _write_rows(out, rows)
     proc = _run("import", str(out), "--cache", str(tmp_path / "c.sqlite"))
-    assert proc.returncode != 0
-    assert proc.stderr.strip().splitlines() == [
-        f"{out}: record 2, field 'key': not the sha256 of its request"
-    ]
+    assert _error(proc) == f"file {out}, record 2, field 'key': not the sha256 of its request"
     assert not (tmp_path / "c.sqlite").exists()  # nothing written
 
 
@@ -110,5 +118,50 @@ def test_malformed_rows_are_refused_with_one_line(tmp_path: Path) -> None:
     for message, bad in cases.items():
         _write_rows(out, [good[1], bad])
         proc = _run("import", str(out), "--cache", str(tmp_path / "d.sqlite"))
-        assert proc.returncode != 0
-        assert proc.stderr.strip().splitlines() == [f"{out}: record 2, {message}"]
+        assert _error(proc) == f"file {out}, record 2, {message}"
+        assert not (tmp_path / "d.sqlite").exists()
+
+
+def test_unreadable_files_are_refused_with_one_line_and_nothing_imported(tmp_path: Path) -> None:
+    _filled_cache(tmp_path / "a.sqlite")
+    out = tmp_path / "rows.jsonl.gz"
+    assert _run("export", str(out), "--cache", str(tmp_path / "a.sqlite")).returncode == 0
+    whole = out.read_bytes()
+    truncated = tmp_path / "truncated.jsonl.gz"
+    truncated.write_bytes(whole[: len(whole) * 2 // 3])
+    plain = tmp_path / "plain.jsonl"
+    plain.write_bytes(gzip.decompress(whole))
+    cases = {
+        truncated: f"file {truncated}: gzip data ends or breaks after record",
+        plain: f"file {plain}: not a gzip file (an answers export is .jsonl.gz)",
+        tmp_path / "missing.jsonl.gz": f"file {tmp_path / 'missing.jsonl.gz'}: no such file",
+    }
+    cache = tmp_path / "b.sqlite"
+    for source, message in cases.items():
+        assert _error(_run("import", str(source), "--cache", str(cache))).startswith(message)
+        assert not cache.exists()  # nothing written, not even an empty cache
+    # a cache that exists keeps exactly its rows
+    _filled_cache(cache)
+    before = cache.read_bytes()
+    assert _error(_run("import", str(truncated), "--cache", str(cache))).startswith(
+        cases[truncated]
+    )
+    assert cache.read_bytes() == before
+    missing_cache = tmp_path / "none.sqlite"
+    proc = _run("export", str(tmp_path / "x.jsonl.gz"), "--cache", str(missing_cache))
+    assert _error(proc) == f"file {missing_cache}: no answer cache here (nothing to export)"
+    assert not missing_cache.exists() and not (tmp_path / "x.jsonl.gz").exists()
+
+
+def test_the_old_script_is_the_same_command(tmp_path: Path) -> None:
+    _filled_cache(tmp_path / "a.sqlite")
+    out = tmp_path / "rows.jsonl.gz"
+    argv = [sys.executable, str(SCRIPT), "export", str(out), "--cache", str(tmp_path / "a.sqlite")]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 0 and "3 answers" in proc.stdout
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "import", str(tmp_path / "nope.gz")],
+        capture_output=True,
+        text=True,
+    )
+    assert _error(proc).endswith("nope.gz: no such file")
