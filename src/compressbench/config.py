@@ -24,7 +24,12 @@ from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
 from compressbench.params_check import Checker, spec_keys
 from compressbench.readers.decode_modes import DECODE_MODES, DEFAULT_DECODE_MODE
 from compressbench.readers.hf import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
-from compressbench.readers.registry import STRUCTURED_BACKENDS, reader_names, reader_parameters
+from compressbench.readers.registry import (
+    STRUCTURED_BACKENDS,
+    model_problem,
+    reader_names,
+    reader_parameters,
+)
 from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
 from compressbench.tpbench.pipeline_spec import (
     DeletionsSpec,
@@ -182,12 +187,16 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
     structured = bool(c.typed(get("structured"), bool, "reader.structured"))
     if structured and backend not in STRUCTURED_BACKENDS:
         raise c.fail("reader.structured", f"needs backend {' or '.join(STRUCTURED_BACKENDS)}")
+    model = c.typed(get("model"), str, "reader.model")
+    problem = model_problem(backend, model)
+    if problem is not None:
+        raise c.fail("reader.model", problem)
     mode = c.choice(get("decode_mode"), tuple(DECODE_MODES), "reader.decode_mode")
     if mode != DEFAULT_DECODE_MODE and "decode_mode" not in reader_parameters(backend):
         raise c.fail("reader.decode_mode", f"{mode} decoding is the hf backend's, not {backend}'s")
     return ReaderSpec(
         backend=backend,
-        model=c.typed(get("model"), str, "reader.model"),
+        model=model,
         revision=c.optional_str(get("revision"), "reader.revision"),
         dtype=c.choice(get("dtype"), DTYPES, "reader.dtype"),
         attn_implementation=c.choice(

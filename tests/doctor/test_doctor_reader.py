@@ -136,8 +136,11 @@ def test_packaged_and_local_models(write_params: Callable[..., Path], tmp_path: 
     result = check("reader", write_params({"backend": "llamacpp", "model": "smollm2"}))
     assert result.status == "PASS" and result.summary.startswith("packaged smollm2-135m-instruct")
     missing = tmp_path / "nowhere" / "model.gguf"
-    result = check("reader", write_params({"backend": "llamacpp", "model": str(missing)}))
-    assert result.status == "FAIL" and result.summary == f"model path {missing} does not exist"
+    params = write_params({"backend": "llamacpp", "model": str(missing)})
+    result = check("params", params)  # a llamacpp model that is not there is invalid params
+    assert result.status == "FAIL" and "field 'reader.model'" in result.summary
+    assert f"{str(missing)!r} is neither a packaged model" in result.summary
+    assert check("reader", params).status == "SKIP"
     folder = tmp_path / "local-model"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"\0" * 2048)

@@ -223,6 +223,23 @@ CASES = [
         *("method_params.chunkkv.mode", "fast", "chunkkv.mode'", "context_only, full_prompt"),
     ),
     bad_params("params-p3-ratio-not-run", "p3_ratio", 0.5, "p3_ratio", "one of ratios (0.3)"),
+    bad_params(
+        "params-llamacpp-model-not-a-gguf",
+        *("reader.model", "models/missing.gguf", "reader.model'", "'models/missing.gguf'"),
+        "neither a packaged model (qwen2.5-coder-0.5b-instruct",
+    ),
+    Case(
+        "use-config-llamacpp-model-unknown",
+        "use-config overlay.yaml",
+        ("params.yaml", "reader.model'", "'qwen9-nonexistent-instruct'", "nor a .gguf file"),
+        both(
+            params(),
+            text_file(
+                "overlay.yaml",
+                "reader: {backend: llamacpp, model: qwen9-nonexistent-instruct}\n",
+            ),
+        ),
+    ),
     Case(
         "params-invalid-yaml",
         "stage corpora --dataset builtin",

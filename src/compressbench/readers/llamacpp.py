@@ -54,13 +54,10 @@ def resolve_model(model: str | Path) -> tuple[Path, str, str, dict[str, Any]]:
     if packaged.lookup(str(model)) is not None:
         resolved = packaged.resolve(str(model))
         return resolved.path, resolved.model.name, resolved.sha256, resolved.provenance()
+    problem = packaged.gguf_model_problem(str(model))
+    if problem is not None:
+        raise packaged.PackagedModelError(problem, field="reader.model")
     path = Path(model)
-    if not path.is_file() or path.suffix != ".gguf":
-        raise packaged.PackagedModelError(
-            f"llamacpp reader model {str(model)!r} is neither a packaged model "
-            f"({', '.join(packaged.packaged_names())}) nor a .gguf file",
-            field="reader.model",
-        )
     sha = gguf_sha256(path)
     return path, str(path), sha, {"gguf_file": path.name, "gguf_sha256": sha}
 

@@ -113,6 +113,18 @@ def lookup(name: str) -> PackagedModel | None:
     return PACKAGED.get(ALIASES.get(name, name))
 
 
+def gguf_model_problem(model: str) -> str | None:
+    """Why ``model`` cannot be a llamacpp reader's model (neither a packaged name nor a
+    ``.gguf`` file), else None; reads no weights and imports no backend library."""
+    path = Path(model)
+    if lookup(model) is not None or (path.is_file() and path.suffix == ".gguf"):
+        return None
+    return (
+        f"llamacpp reader model {model!r} is neither a packaged model "
+        f"({', '.join(packaged_names())}) nor a .gguf file"
+    )
+
+
 def models_dir() -> Path:
     from compressbench.readers.smollm import cache_root
 

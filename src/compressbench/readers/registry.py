@@ -27,6 +27,11 @@ READERS: Registry[ReaderFactory] = Registry(
 )
 # backends that constrain an answer to a JSON Schema (``reader.structured``)
 STRUCTURED_BACKENDS = ("llamacpp", "openai")
+# backends whose ``reader.model`` is checked when params.yaml is read: the function returns
+# why a model name cannot be used, or None; it loads no weights and no backend library
+MODEL_CHECKS: Registry[Callable[[str], str | None]] = Registry(
+    "model check", lazy={"llamacpp": "compressbench.readers.packaged:gguf_model_problem"}
+)
 
 register_reader = READERS.register
 unregister_reader = READERS.unregister
@@ -36,6 +41,11 @@ reader_names = READERS.names
 def reader_parameters(name: str) -> tuple[str, ...]:
     """The keyword parameters of backend ``name`` (its class's signature)."""
     return READERS.parameters(name)
+
+
+def model_problem(name: str, model: str) -> str | None:
+    """Why backend ``name`` cannot read ``model`` (see :data:`MODEL_CHECKS`), else None."""
+    return MODEL_CHECKS.factory(name)(model) if name in MODEL_CHECKS else None
 
 
 def get_reader(name: str, **params: Any) -> Reader:
