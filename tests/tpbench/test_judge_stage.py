@@ -1,4 +1,5 @@
-"""The judge stage: off by default (an empty verdict file, no server contacted); on, it judges a
+"""The judge stage: off by default (a verdict file of one "not judged" row, no server contacted;
+real DVC sees no empty output); on, it judges a
 cell's P1 answers through a real local HTTP server, caches every verdict (a rerun asks nothing),
 and logs the judge model, prompt hash and cell to a real MLflow store. One slow test runs it
 against a real llama_cpp.server."""
@@ -6,10 +7,15 @@ against a real llama_cpp.server."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from contextlib import chdir
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from compressbench import stages
 from compressbench.config import Params, parse_params
@@ -18,6 +24,8 @@ from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.readers.structured import NOT_JSON
 from compressbench.tpbench.judge.prompt import CORE_GOALS, prompt_sha256
+from compressbench.tpbench.stages.judge import read_verdicts
+from compressbench.tpbench.stages.report_inputs import load_verdicts
 from compressbench.tracking import read_pipeline_runs
 from support.params import pipeline_params, sqlite_tracking
 from support.verdict_proxy import ALWAYS, NEVER, VerdictProxy
@@ -62,7 +70,7 @@ def cell_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_disabled_writes_an_empty_file_and_asks_nobody(cell_dir: Path) -> None:
+def test_disabled_writes_a_not_judged_row_and_asks_nobody(cell_dir: Path) -> None:
     _scores()
     params = _params(cell_dir)
     assert params.judge.enabled is False  # the default
@@ -70,9 +78,46 @@ def test_disabled_writes_an_empty_file_and_asks_nobody(cell_dir: Path) -> None:
         params = _params(cell_dir, base_url=proxy.url)
         out = stages.stage_judge(params, *CELL)
     assert out == Path("data/verdicts/builtin/recency/0.3.jsonl")
-    assert out.read_bytes() == b""
+    assert list(read_jsonl(out)) == [{"not_judged": "judge.enabled is false"}]
+    assert read_verdicts(out) == []  # what the report reads: not judged
+    assert load_verdicts(["builtin"], ["recency"], [0.3]) == {}
     assert proxy.bodies == []
     assert not (cell_dir / "answers.sqlite").exists()
+
+
+def test_dvc_status_after_a_disabled_judge_warns_about_nothing(tmp_path: Path) -> None:
+    """Real DVC runs the stage through the CLI (judging off): ``dvc status`` is up to date and
+    says nothing about an empty output."""
+    pytest.importorskip("dvc")
+    (tmp_path / "params.yaml").write_text(
+        yaml.safe_dump(
+            pipeline_params(grid=False, ratios=[0.3], methods=["recency"], judge={"enabled": False})
+        ),
+        encoding="utf-8",
+    )
+    with chdir(tmp_path):
+        scores, out = _scores(), paths.fill(paths.VERDICTS, *CELL)
+    stage = {
+        "cmd": f"{sys.executable} -m compressbench.cli stage judge --dataset builtin "
+        "--method recency --ratio 0.3",
+        "deps": [scores.as_posix()],
+        "params": ["judge"],
+        "outs": [out.as_posix()],
+    }
+    (tmp_path / "dvc.yaml").write_text(yaml.safe_dump({"stages": {"judge": stage}}))
+    env = {**os.environ, "COMPRESSBENCH_ANSWER_CACHE": str(tmp_path / "answers.sqlite")}
+
+    def dvc(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "dvc", *args]
+        return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+
+    assert dvc("init", "--no-scm", "-q").returncode == 0
+    repro = dvc("repro")
+    assert repro.returncode == 0, repro.stderr
+    status = dvc("status")
+    assert status.returncode == 0 and status.stdout.strip() == "Data and pipelines are up to date."
+    assert "empty" not in status.stderr + repro.stderr, status.stderr + repro.stderr
+    assert read_verdicts(tmp_path / out) == [] and (tmp_path / out).stat().st_size > 0
 
 
 def test_enabled_judges_p1_caches_and_logs_to_mlflow(cell_dir: Path) -> None:

@@ -4,15 +4,17 @@ With ``judge.enabled`` the cell's P1 answers go to the judge (:mod:`compressbenc
 on an OpenAI-compatible server through the answer cache (a verdict is never asked twice), the
 verdict rows go to ``data/verdicts/<dataset>/<method>/<r>.jsonl`` and the run (judge model,
 revision, prompt and schema sha256, the cell, input/output sha256, semantic accuracy) to
-MLflow. Disabled (the default: nothing judges offline), the stage writes an empty file without
-loading any client, and the report reads an empty file as "not judged" - so the graph is the
-same either way and the report's dependency on the verdicts is declared.
+MLflow. Disabled (the default: nothing judges offline), the stage writes one "not judged" row
+saying why (:func:`not_judged`; an empty output would make ``dvc status`` warn about it) without
+loading any client, and the report reads such a file as "not judged" (:func:`read_verdicts`) -
+so the graph is the same either way and the report's dependency on the verdicts is declared.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
@@ -20,6 +22,20 @@ from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
+
+NOT_JUDGED = "not_judged"  # the key of the one row of a cell's file when nothing was judged
+
+
+def not_judged(reason: str) -> list[dict[str, str]]:
+    """The rows of a cell's verdict file when nothing was judged: one, saying why."""
+    return [{NOT_JUDGED: reason}]
+
+
+def read_verdicts(path: Path) -> list[dict[str, Any]]:
+    """The verdict rows of a cell's file; none when the cell was not judged (or has not run)."""
+    if not path.exists():
+        return []
+    return [row for row in read_jsonl(path) if NOT_JUDGED not in row]
 
 
 @stage(
@@ -37,11 +53,11 @@ log = logging.getLogger(__name__)
 )
 def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Judge the cell's P1 answers when ``judge.enabled`` (verdicts cached, never asked twice;
-    the run logged to MLflow); otherwise write an empty verdict file, which the report reads
-    as "not judged"."""
+    the run logged to MLflow); otherwise write the one "not judged" row, which the report
+    reads as "not judged"."""
     out = paths.fill(paths.VERDICTS, dataset, method, ratio)
     if not params.judge.enabled:
-        write_jsonl(out, [])
+        write_jsonl(out, not_judged("judge.enabled is false"))
         return out
     from compressbench.readers.cache import AnswerCache
     from compressbench.readers.failures import check_model_calls
@@ -59,7 +75,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
             rows.append((row, p1_item(row, str(scores), f"line {line}")))
     if not rows:
         log.warning("judge %s: no P1 answers in %s; nothing to judge", out, scores)
-        write_jsonl(out, [])
+        write_jsonl(out, not_judged(f"no P1 answers in {scores.as_posix()}"))
         return out
     spec = params.judge
     judge = build_judge(

@@ -14,6 +14,7 @@ from compressbench.compress.selectors import get_selector
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
 from compressbench.tpbench.report.model import CellData, CellKey, RunRef
+from compressbench.tpbench.stages.judge import read_verdicts
 from compressbench.tracking import (
     TrackingError,
     read_cells,
@@ -91,12 +92,11 @@ def deletion_rows(dataset: str) -> list[dict[str, Any]]:
 def load_verdicts(
     datasets: Sequence[str], methods: Sequence[str], ratios: Sequence[float]
 ) -> dict[CellKey, list[dict[str, Any]]]:
-    """The judge stage's P1 verdict rows of every cell of the grid; a cell whose file is empty
-    (judging disabled) or absent is left out."""
+    """The judge stage's P1 verdict rows of every cell of the grid; a cell not judged (judging
+    disabled: its file says so) or whose file is absent is left out."""
     found: dict[CellKey, list[dict[str, Any]]] = {}
     for key in itertools.product(datasets, methods, ratios):
-        path = paths.fill(paths.VERDICTS, *key)
-        rows = list(read_jsonl(path)) if path.exists() else []
+        rows = read_verdicts(paths.fill(paths.VERDICTS, *key))
         if rows:
             found[key] = rows
     return found
