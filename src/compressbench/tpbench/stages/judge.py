@@ -5,37 +5,24 @@ on an OpenAI-compatible server through the answer cache (a verdict is never aske
 verdict rows go to ``data/verdicts/<dataset>/<method>/<r>.jsonl`` and the run (judge model,
 revision, prompt and schema sha256, the cell, input/output sha256, semantic accuracy) to
 MLflow. Disabled (the default: nothing judges offline), the stage writes one "not judged" row
-saying why (:func:`not_judged`; an empty output would make ``dvc status`` warn about it) without
-loading any client, and the report reads such a file as "not judged" (:func:`read_verdicts`) -
-so the graph is the same either way and the report's dependency on the verdicts is declared.
+saying why (:mod:`~compressbench.tpbench.judge.verdict_file`: an empty output would make ``dvc
+status`` warn about it) without loading any client, and the report reads such a file as "not
+judged" - so the graph is the same either way and the report's dependency on the verdicts is
+declared.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
+from compressbench.tpbench.judge.verdict_file import not_judged
 
 log = logging.getLogger(__name__)
-
-NOT_JUDGED = "not_judged"  # the key of the one row of a cell's file when nothing was judged
-
-
-def not_judged(reason: str) -> list[dict[str, str]]:
-    """The rows of a cell's verdict file when nothing was judged: one, saying why."""
-    return [{NOT_JUDGED: reason}]
-
-
-def read_verdicts(path: Path) -> list[dict[str, Any]]:
-    """The verdict rows of a cell's file; none when the cell was not judged (or has not run)."""
-    if not path.exists():
-        return []
-    return [row for row in read_jsonl(path) if NOT_JUDGED not in row]
 
 
 @stage(

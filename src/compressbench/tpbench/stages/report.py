@@ -95,6 +95,7 @@ def decoding_label(cells: Mapping[CellKey, CellData]) -> str:
         "tracking",
         "tpbench/slot_types.py",
         "tpbench/judge/prompt.py",
+        "tpbench/judge/verdict_file.py",
         "tpbench/stages/report_inputs.py",
         "tpbench/viewer/summary.py",
         "tpbench/viewer/page.py",

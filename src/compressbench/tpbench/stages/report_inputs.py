@@ -13,8 +13,8 @@ from compressbench.compress.registry import method_entry
 from compressbench.compress.selectors import get_selector
 from compressbench.jsonl import read_jsonl
 from compressbench.pipeline import paths
+from compressbench.tpbench.judge.verdict_file import read_verdicts
 from compressbench.tpbench.report.model import CellData, CellKey, RunRef
-from compressbench.tpbench.stages.judge import read_verdicts
 from compressbench.tracking import (
     TrackingError,
     read_cells,
