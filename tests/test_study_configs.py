@@ -1,0 +1,48 @@
+"""The SGD CPU study configurations, applied through ``compressbench use-config`` to the shipped
+parameters, state everything the study's tables in docs/results.md were built with."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from compressbench.cli import main
+from compressbench.config import load_params
+from support.paths import REPO_ROOT
+
+STUDIES = REPO_ROOT / "configs" / "studies"
+# docs/results.md, the study (n = 100): the reader-free retention stage ran at r = 0.3 for the
+# seven selectors that need no model pass (no SmolLM2 pass over every SGD test dialogue)
+RETENTION_METHODS = (
+    "full_context",
+    "recency",
+    "first_n",
+    "random_seed42",
+    "uniform_stride",
+    "first_user_recent",
+    "turning_point",
+)
+
+
+def _apply(tmp_path: Path, *configs: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    params = tmp_path / "params.yaml"
+    shutil.copy(REPO_ROOT / "params.yaml", params)
+    for name in configs:
+        assert main(["use-config", str(STUDIES / name), "--params", str(params)]) == 0
+    return params
+
+
+def test_the_study_states_its_retention_setting(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "sgd_cpu_qwen15.yaml"))
+    assert params.datasets == ("sgd",) and params.n_per_cell == 100
+    assert len(params.methods) == 9 and "attention_h2o" in params.methods
+    assert params.retention.ratios == (0.3,)
+    assert params.retention.methods == RETENTION_METHODS
+
+
+def test_the_first_pass_and_the_structured_variant_keep_it(tmp_path: Path) -> None:
+    for extra in ("sgd_cpu_first_pass.yaml", "sgd_cpu_qwen15_structured.yaml"):
+        params = load_params(_apply(tmp_path / extra, "sgd_cpu_qwen15.yaml", extra))
+        assert params.retention.ratios == (0.3,)
+        assert params.retention.methods == RETENTION_METHODS
