@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "doctor",
     "runs": "runs",
     "answers": "answers",
+    "worker": "worker",
 }
 
 EXIT_BAD_INPUT = 2

@@ -82,6 +82,7 @@ class ReaderSpec:
     n_threads: int | None = None  # llamacpp: CPU threads (None: up to 8, one per core)
     n_gpu_layers: int = 0  # llamacpp: layers offloaded to a GPU (-1: all; needs a CUDA build)
     structured: bool = False  # llamacpp: answers constrained to the probe's answer schema
+    worker: bool = False  # reader stages run in one long-lived process (commands/worker.py)
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,7 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
         n_threads=c.optional_positive(get("n_threads"), "reader.n_threads"),
         n_gpu_layers=int(c.typed(get("n_gpu_layers"), int, "reader.n_gpu_layers")),
         structured=structured,
+        worker=bool(c.typed(get("worker"), bool, "reader.worker")),
     )
 
 

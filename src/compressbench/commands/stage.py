@@ -10,9 +10,11 @@ MLflow runs it opens record the DVC hashes of its declared deps
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from compressbench.commands._args import ratio
+from compressbench.commands.worker import ENV_IN_WORKER, forward
 from compressbench.config import load_params
 from compressbench.errors import InputError
 from compressbench.pipeline.stage_deps import cell_deps
@@ -31,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
     cell = dict(zip(decl.over, values, strict=True))
     params.check_cell(**cell)
+    if decl.worker and params.reader.worker and os.environ.get(ENV_IN_WORKER) != "1":
+        options = [f"--{key}={value}" for key, value in cell.items()]
+        return forward(["stage", args.stage, "--params", args.params, *options])
     declared = cell_deps(decl, cell, args.params)
     with stage_deps(declared.deps, declared.lock_file):  # the data version its runs record
         decl.run(params, *values)

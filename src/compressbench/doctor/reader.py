@@ -26,7 +26,7 @@ from compressbench.config import ReaderSpec
 from compressbench.doctor import hub, model
 from compressbench.doctor.base import FAIL, PASS, Context, Result, Skip, gib, one_line
 from compressbench.readers import packaged
-from compressbench.readers.libraries import backend_libraries, load_failure
+from compressbench.readers.libraries import ReaderSource, backend_libraries, load_failure
 from compressbench.readers.smollm import MODEL_NAME
 
 OPENAI_DEFAULT = "https://api.openai.com/v1"
@@ -160,14 +160,14 @@ PROBES: dict[str, Callable[[Context, ReaderSpec], Result]] = {
 
 
 def keep_readers(ctx: Context) -> list[tuple[str | None, ReaderSpec]]:
-    """(where, spec) of each generative KEEP-Bench compressor's reader in ``params.yaml``."""
-    from compressbench.keepbench.compressors.base import GenerativeCompressor
-    from compressbench.keepbench.compressors.family import keep_method
+    """(where, spec) of each generative KEEP-Bench compressor's reader in ``params.yaml`` (its
+    methods come through the shared method registry; a generative one declares its reader)."""
+    from compressbench.compress.registry import get_method
 
     out: list[tuple[str | None, ReaderSpec]] = []
     for name, params in ctx.params.keepbench.compressors.items():
-        method = keep_method(name, params)
-        found = method.reader_source() if isinstance(method, GenerativeCompressor) else None
+        method = get_method(name, params)
+        found = method.reader_source() if isinstance(method, ReaderSource) else None
         if found is not None:
             backend, model = found
             spec = dataclasses.replace(ctx.reader, backend=backend, model=model or MODEL_NAME)

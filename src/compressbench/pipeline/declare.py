@@ -125,6 +125,7 @@ class StageDecl:
     plots: tuple[Out, ...] = ()
     always_changed: bool = False
     frozen: bool = False
+    worker: bool = False  # may run in the shared reader worker (``reader.worker``)
     doc: str = ""
 
     @property
@@ -157,9 +158,12 @@ def stage(
     plots: tuple[str | Out, ...] = (),
     always_changed: bool = False,
     frozen: bool = False,
+    worker: bool = False,
 ) -> Callable[[StageFn], StageFn]:
     """Declare and register a stage; the function then sees only its declared params.
-    ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it). Declare ``metrics``
+    ``frozen``: ``dvc repro`` skips it (``dvc unfreeze`` first to rerun it). ``worker``: a
+    stage that asks the reader; with ``reader.worker: true`` it runs in the long-lived reader
+    worker (:mod:`compressbench.commands.worker`), which loads the weights once. Declare ``metrics``
     cached (a plain path): they sit in git-ignored folders, so ``dvc exp show`` and
     ``dvc metrics diff`` find another revision's metrics only in the DVC cache."""
     bad = [k for k in over if k not in LOOP_KEYS]
@@ -188,6 +192,7 @@ def stage(
             plots=_outs(plots),
             always_changed=always_changed,
             frozen=frozen,
+            worker=worker,
             doc=" ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()),
         )
         previous = REGISTRY.get(name)

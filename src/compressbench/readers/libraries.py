@@ -10,7 +10,7 @@ for the configured readers (check ``reader``) and for every backend (check ``lib
 from __future__ import annotations
 
 import importlib
-from typing import ClassVar, Protocol, cast
+from typing import ClassVar, Protocol, cast, runtime_checkable
 
 from compressbench.readers.registry import READERS
 
@@ -19,6 +19,14 @@ class Backend(Protocol):
     """What every registered backend class declares besides the :class:`Reader` protocol."""
 
     libraries: ClassVar[tuple[str, ...]]
+
+
+@runtime_checkable
+class ReaderSource(Protocol):
+    """A method that writes with a registered reader (KEEP-Bench's generative compressors):
+    ``reader_source()`` names its backend and model (None: a model of its own)."""
+
+    def reader_source(self) -> tuple[str, str | None] | None: ...
 
 
 def backend_libraries(backend: str) -> tuple[str, ...]:

@@ -103,6 +103,7 @@ def compress_cell(
     ),
     deps=(keep_paths.CASES,),
     outs=(keep_paths.COMPRESSED_CELL,),
+    worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )
 def stage_keep_compressed(params: Any, compressor: str) -> Path:
     """Compress every case with one compressor of ``keepbench`` at every budget scale; model

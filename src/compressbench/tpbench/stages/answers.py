@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from compressbench.flops.cells import reader_cell_flops
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
-from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.reader_factory import BUILDS, build_reader
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.failures import check_model_calls
@@ -84,6 +85,9 @@ def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
         "reader": reader_record(reader),
         "reader_stats": dict(getattr(reader, "stats", None) or {}),
         "image": image_identity(),
+        # the process that answered: a reader worker (reader.worker) answers many cells with
+        # one load, so its pid repeats and its loads stay at 1
+        "process": {"pid": os.getpid(), "reader_loads": len(BUILDS)},
         "compute_started_at": window[0] if window else None,
         "compute_ended_at": window[1] if window else None,
     }
@@ -119,6 +123,7 @@ ANSWER_CARRY = (
     ),
     deps=(paths.CONTEXTS,),
     outs=(paths.ANSWERS, paths.ANSWER_STATS),
+    worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )
 def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Path:
     """Ask the reader every prompt of a cell; cached answers are never regenerated.

@@ -55,6 +55,7 @@ def deletion_request_id(row: dict[str, Any]) -> str:
     ),
     deps=(paths.DELETION_CONTEXTS,),
     outs=(paths.DELETION_ANSWERS, paths.DELETION_ANSWER_STATS),
+    worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )
 def stage_deletion_answers(params: Params, dataset: str) -> Path:
     """Ask the reader every deletion prompt (``deletions.max_new_tokens``); cached answers are

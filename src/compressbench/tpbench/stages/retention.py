@@ -67,6 +67,7 @@ def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, 
     ),
     deps=(paths.CORPUS,),
     metrics=(paths.RETENTION,),  # DVC-cached: `dvc exp show` reads it from the cache
+    worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )
 def stage_retention(params: Params, dataset: str) -> Path:
     """Reader-free answer retention of every configured method at the retention ratios.
