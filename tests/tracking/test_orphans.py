@@ -124,7 +124,7 @@ def test_a_stage_killed_with_9_is_reaped_by_the_next_and_never_reported(
     assert orphan.data.tags[OWNER_TAGS["pid"]] == str(holder.proc.pid)
     kids = _children(uri, holder.run_id)
     assert {n: c.status for n, c in kids.items()} == {
-        "builtin/P2/seed=42/ratio=0.3/done/holder": "FINISHED",
+        "done · builtin/P2/seed=42/r=0.3/holder": "FINISHED",
         holder.open_cell: "RUNNING",
     }
     # While it is RUNNING, the report's query takes the older finished run.
@@ -148,7 +148,7 @@ def test_a_stage_killed_with_9_is_reaped_by_the_next_and_never_reported(
     assert orphan.info.end_time >= max(
         c.end_time or 0 for c in kids.values() if c.status == "FINISHED"
     )
-    assert kids["builtin/P2/seed=42/ratio=0.3/done/holder"].status == "FINISHED"
+    assert kids["done · builtin/P2/seed=42/r=0.3/holder"].status == "FINISHED"
     lines = _reaped_lines(caplog)
     assert len(lines) == 2  # one per reaped run: the parent and its open cell
     assert any(holder.run_id in line for line in lines)

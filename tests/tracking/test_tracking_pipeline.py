@@ -5,6 +5,7 @@ a deterministic in-process reader and read back from a real MLflow sqlite store.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import shutil
 import subprocess
@@ -148,9 +149,12 @@ def test_cell_runs_show_answers_dataset_and_compute_times(
         assert dataset.tags["sha256"] == sha256_file(probes)
 
         assert stats["compute_started_at"] is not None
-        assert run.start_time == round(stats["compute_started_at"] * 1000)
-        assert run.end_time == round(stats["compute_ended_at"] * 1000)
+        started = datetime.datetime.fromtimestamp(stats["compute_started_at"], tz=datetime.UTC)
+        assert run.tags["compute.started_at"] == started.isoformat(timespec="milliseconds")
+        assert run.start_time is not None and run.end_time is not None
+        assert run.start_time >= round(stats["compute_ended_at"] * 1000)  # logged after it
         assert client.get_run(run.run_id).info.end_time == run.end_time
+        assert run.run_name == f"{METHOD} · builtin/{probe_type}/seed=7/r={RATIO}/fixed"
 
 
 KV_RECORD = {

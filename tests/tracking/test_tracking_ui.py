@@ -193,8 +193,8 @@ def test_check_script_finds_the_cells_when_the_newest_run_is_the_report(
     seen = script.expected_runs(uri, EXPERIMENT, 60, None, None)
     assert seen["home"].run_id == ids["metrics"]
     assert [c.run_name for c in seen["cells"]] == [
-        "sgd/P1/seed=0/ratio=0.5/recency",
-        "sgd/P2/seed=0/ratio=0.5/recency",
+        "recency · sgd/P1/seed=0/r=0.5",
+        "recency · sgd/P2/seed=0/r=0.5",
     ]
     assert seen["parents"] == ["tpbench report", "retention sgd", "tpbench"]
     assert seen["kind"] == EXPERIMENT_KIND
@@ -205,9 +205,9 @@ def test_check_script_finds_the_cells_when_the_newest_run_is_the_report(
     assert columns == ["probe_id", "prediction", "gold", "score"]
     assert first_row == ["sgd:d0:0", "Paris", "Paris", "1.0"]
 
-    assert seen["cell"].run_name == "sgd/P1/seed=0/ratio=0.5/recency"
+    assert seen["cell"].run_name == "recency · sgd/P1/seed=0/r=0.5"
 
-    p2 = script.expected_runs(uri, EXPERIMENT, 60, "sgd/P2/seed=0/ratio=0.5/recency", None)
+    p2 = script.expected_runs(uri, EXPERIMENT, 60, "recency · sgd/P2/seed=0/r=0.5", None)
     assert p2["cell"].params["probe"] == "P2"
     assert [c.params["probe"] for c in p2["cells"]] == ["P2", "P1"]  # all its run's cells
     assert p2["home"].run_id == ids["metrics"]

@@ -19,6 +19,7 @@ FAILED on a best-effort basis.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -280,14 +281,20 @@ def _cell_params(
     return flat
 
 
-def _times_ms(started_at: float | None, ended_at: float | None, where: str) -> tuple[int, int]:
-    """(start, end) in epoch ms from epoch seconds; an absent one is the logging time."""
-    now = _now_ms()
-    start = round(started_at * 1000) if started_at is not None else now
-    end = round(ended_at * 1000) if ended_at is not None else max(now, start)
-    if end < start:
+def compute_tags(started_at: float | None, ended_at: float | None, where: str) -> dict[str, str]:
+    """``compute.started_at`` / ``compute.ended_at`` (UTC, ISO 8601, ms) of the work behind a
+    cell, from epoch seconds; none for an absent one. The run's own start and end are those of
+    the invocation that logs it: answers served from the cache were computed earlier (hours or
+    days), and MLflow's runs table shows a run's start as "created" and end - start as its
+    duration."""
+    if started_at is not None and ended_at is not None and ended_at < started_at:
         raise TrackingError(f"{where}: ended_at {ended_at} is before started_at {started_at}")
-    return start, end
+    out = {}
+    for key, value in (("compute.started_at", started_at), ("compute.ended_at", ended_at)):
+        if value is not None:
+            moment = datetime.datetime.fromtimestamp(value, tz=datetime.UTC)
+            out[key] = moment.isoformat(timespec="milliseconds")
+    return out
 
 
 def log_cell(
@@ -319,11 +326,13 @@ def log_cell(
       ``dvc.stage``, ``sha256.input.<relpath>`` for each of ``inputs`` and
       ``sha256.output.<relpath>`` for each of ``outputs`` (default: the artifacts), then ``tags``.
     - metrics: floats (P1/P2/P3 scores, rates, token counts, wall time ...), logged at step 0
-      with the run's end time as timestamp.
+      with the logging time as timestamp.
     - artifacts: files or folders copied into the run (under ``artifact_path`` if given).
     - table: one mapping per row, logged with MLflow's ``log_table`` as ``table_file``.
     - datasets: files logged as MLflow dataset inputs (name, sha256 digest, source path).
-    - started_at / ended_at: epoch seconds of the cell's real compute (default: now).
+    - started_at / ended_at: epoch seconds of the cell's real compute, logged as the tags
+      ``compute.started_at`` / ``compute.ended_at`` (see :func:`compute_tags`); the run starts
+      and ends when it is logged, in this invocation.
 
     Logging a cell whose run name was already logged under this parent raises.
     """
@@ -346,14 +355,15 @@ def log_cell(
     )
     all_tags.update({safe_key(k): as_text(v) for k, v in (tags or {}).items()})
     values = {safe_key(k): to_float(k, v, where) for k, v in (metrics or {}).items()}
+    all_tags.update(compute_tags(started_at, ended_at, where))
     check_lengths(flat_params, all_tags, where)
     for p in artifacts:
         if not Path(p).exists():
             raise TrackingError(f"{where}: artifact {p} does not exist")
-    start_ms, end_ms = _times_ms(started_at, ended_at, where)
     dataset_entities = dataset_inputs(datasets, parent.repo_root, where)
 
     client = parent.client
+    start_ms = _now_ms()
     run = guard(
         where,
         lambda: client.create_run(
@@ -373,7 +383,7 @@ def log_cell(
                 metrics=values,
                 params=flat_params,
                 tags=all_tags,
-                timestamp_ms=end_ms,
+                timestamp_ms=max(_now_ms(), start_ms),
             ),
         )
         if dataset_entities:
@@ -382,6 +392,7 @@ def log_cell(
             guard(where, lambda: log_table(client, run_id, table, table_file))
         if artifacts:
             guard(where, lambda: _log_artifacts(client, run_id, artifacts, artifact_path))
+        end_ms = max(_now_ms(), start_ms)
         guard(where, lambda: client.set_terminated(run_id, "FINISHED", end_time=end_ms))
     except BaseException:
         with contextlib.suppress(Exception):

@@ -78,17 +78,26 @@ def split_numeric(
 
 
 def cell_run_name(cell: Mapping[str, Any]) -> str:
-    """Compact run name: string values bare, others as ``key=value``, usual keys first.
+    """Compact run name, the method first (MLflow's runs table cuts long names at the end), then
+    the other keys: string values bare, others as ``key=value`` (``r`` for the ratio), usual
+    keys first.
 
     ``{"dataset": "sgd", "probe": "P2", "seed": 0, "ratio": 0.5, "method": "recency",
-    "reader": "smollm2"}`` -> ``sgd/P2/seed=0/ratio=0.5/recency/smollm2``.
+    "reader": "smollm2"}`` -> ``recency · sgd/P2/seed=0/r=0.5/smollm2``.
     """
     keys = [k for k in CELL_KEYS if k in cell] + [k for k in cell if k not in CELL_KEYS]
     parts = []
     for k in keys:
+        if k == "method":
+            continue
         v = cell[k]
-        parts.append(str(v) if isinstance(v, str) else f"{k}={as_text(v)}")
-    return "/".join(parts)
+        label = "r" if k == "ratio" else k
+        parts.append(str(v) if isinstance(v, str) else f"{label}={as_text(v)}")
+    rest = "/".join(parts)
+    if "method" not in cell:
+        return rest
+    method = as_text(cell["method"])
+    return f"{method} · {rest}" if rest else method
 
 
 def safe_key(key: str) -> str:
