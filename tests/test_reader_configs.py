@@ -64,6 +64,7 @@ def test_config_has_the_spec_settings(name: str) -> None:
     assert {p: reader["max_new_tokens"][p] for p in want["probes"]} == want["new"]
     assert reader.get("attn_implementation") == want.get("attn")
     assert reader.get("batch_size") == want.get("batch")
+    assert reader.get("worker") is True  # a GPU run loads the weights once (commands/worker.py)
     if name.endswith("_kv"):
         assert raw["methods"] == ["full_context", "snapkv", "pyramidkv", "streamingllm", "chunkkv"]
     if want["backend"] == "vllm":  # kvpress has no vLLM path: turn selectors only
