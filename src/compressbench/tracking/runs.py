@@ -282,9 +282,8 @@ def _cell_params(
 
 
 def compute_tags(started_at: float | None, ended_at: float | None, where: str) -> dict[str, str]:
-    """``compute.started_at`` / ``compute.ended_at`` (UTC, ISO 8601, ms) of the work behind a
-    cell (epoch seconds; none for an absent one). The run itself starts and ends with the
-    invocation that logs it: cached answers were computed earlier (hours or days)."""
+    """``compute.started_at`` / ``compute.ended_at`` (UTC ISO 8601) of the work behind a cell;
+    the run itself starts and ends with the invocation that logs it (cached answers are older)."""
     if started_at is not None and ended_at is not None and ended_at < started_at:
         raise TrackingError(f"{where}: ended_at {ended_at} is before started_at {started_at}")
     out = {}
