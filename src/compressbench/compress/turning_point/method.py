@@ -34,6 +34,24 @@ schema:
     service schema files (SGD / MultiWOZ 2.2 layout, ``.json[.gz]``, comma-separated; e.g. a
     corpus's ``schema.json.gz``): the values their categorical
     slots list become mentions too (:mod:`.schema`). Default None (text patterns only).
+revisions:
+    which later mention supersedes an earlier one of its type (the "no stale value alone"
+    rule, :mod:`.select`): ``any_speaker`` (default) or ``same_speaker`` (a labelled variant:
+    a system restatement is no revision; measured in docs/results.md, issue #31).
+
+recency:
+    in [0, 1]; a mention's probability is scaled by ``1 - recency + recency * t``, ``t`` its
+    turn's relative position (0 first turn, 1 last). Default 0 (unscaled).
+
+frame:
+    ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
+    just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
+    of its turn.
+
+``units: mention``, ``revisions: same_speaker`` and ``recency > 0`` are labelled variants for
+tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the defaults are the
+method as first measured, and a variant's non-default settings are recorded in every
+compression's ``params``.
 """
 
 from __future__ import annotations
@@ -51,7 +69,14 @@ from compressbench.compress.text_method import TextMethod
 from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
-from compressbench.compress.turning_point.select import Candidate, candidates, drop_order, select
+from compressbench.compress.turning_point.select import (
+    FRAMES,
+    REVISIONS,
+    Candidate,
+    candidates,
+    drop_order,
+    select,
+)
 from compressbench.corpora.model import Turn
 
 GAP = " … "
@@ -97,6 +122,9 @@ def _plan(
     scorer_path: str | None,
     cue: float,
     schema: str | None,
+    revisions: str,
+    recency: float,
+    frame: str,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
     scorer = load_scorer(scorer_path)
@@ -106,7 +134,7 @@ def _plan(
         (loc.seg, loc.mention.kind, loc.mention.text, scorer.p(loc.x))
         for loc in located_mentions(segs, len(turns), vocab)
     ]
-    return segs, candidates(segs, located, cue)
+    return segs, candidates(segs, located, cue, revisions, recency, frame)
 
 
 @dataclass(frozen=True)
@@ -121,27 +149,58 @@ class TurningPointMethod(TextMethod):
     density: float = 1.0
     labels: str = "speaker"
     schema: str | None = None
+    revisions: str = "any_speaker"
+    recency: float = 0.0
+    frame: str = "piece"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
-    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"units": UNITS, "labels": tuple(LABELS)}
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "units": UNITS,
+        "labels": tuple(LABELS),
+        "revisions": REVISIONS,
+        "frame": FRAMES,
+    }
 
     def __post_init__(self) -> None:
         for key, allowed in self.CHOICES.items():
             if getattr(self, key) not in allowed:
                 raise ValueError(f"{key} must be one of {', '.join(allowed)}")
+        if not 0.0 <= self.recency <= 1.0:
+            raise ValueError("recency must be in [0, 1]")
 
     def plan(self, turns: Sequence[Turn]) -> tuple[list[Segment], list[Candidate]]:
         """The dialogue's segments and their scored candidates (no budget involved; memoised
         on the turn texts and speakers, so several ratios of one dialogue plan once)."""
         key = tuple((t.index, t.speaker, t.text) for t in turns)
-        return _plan(key, self.units, self.scorer, self.cue, self.schema)
+        return _plan(
+            key,
+            self.units,
+            self.scorer,
+            self.cue,
+            self.schema,
+            self.revisions,
+            self.recency,
+            self.frame,
+        )
 
     def compress(self, source: Source, ratio: float) -> Compression:
         # the result depends on the texts, the ratio, the rendering and the tokenizer only (not
         # on source.key): the events of one dialogue share one compression per ratio
         key = tuple((t.index, t.speaker, t.text) for t in source.units)
         return self._compress(key, ratio, source.render, source.tokenizer)
+
+    def _variant_params(self) -> dict[str, Any]:
+        """The labelled variants' settings that differ from the defaults (none by default, so
+        the default's records are unchanged)."""
+        out: dict[str, Any] = {}
+        if self.revisions != "any_speaker":
+            out["revisions"] = self.revisions
+        if self.recency:
+            out["recency"] = self.recency
+        if self.frame != "piece":
+            out["frame"] = self.frame
+        return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
     def _compress(
@@ -156,7 +215,15 @@ class TurningPointMethod(TextMethod):
         seg_tokens = [count(s.text) for s in segs]
         opener = {s.pos: count(LABELS[self.labels](s)) + 1 for s in segs}
 
+        # mention units cut turns finely: a segment next to a kept one of its turn is joined by
+        # the original space (no gap marker), which the phrase units' estimate does not model
+        joins = self.units == "mention"
+
         def cost(i: int, chosen: set[int]) -> int:
+            if joins and any(
+                _adjacent(segs[j], segs[i]) or _adjacent(segs[i], segs[j]) for j in chosen
+            ):
+                return seg_tokens[i]
             same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
@@ -181,6 +248,7 @@ class TurningPointMethod(TextMethod):
                 "density": self.density,
                 "labels": self.labels,
                 "schema": self.schema,
+                **self._variant_params(),
             },
             budget=budget,
             full_tokens=full,

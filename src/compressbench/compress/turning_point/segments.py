@@ -5,6 +5,10 @@ digit or quote, so "7 p.m. tomorrow" stays whole); ``units="clause"`` cuts each 
 further at ``, `` / ``; `` when both sides hold at least ``min_words`` words, ``"phrase"`` also
 before a preposition ("at", "for", "on", "in", "from", "to", "with", "and") leaving two words
 or more on each side. No cut falls inside a value-like span ("half past 11 in the morning").
+``units="mention"`` (for tight budgets) cuts each phrase once more around its value-like spans:
+every mention becomes a segment of its own, with the preposition just before it ("to Joseph",
+"at 5:45 pm"), and the words around it become segments too, so a value can be kept without
+the rest of its phrase.
 The first USER turn's first segment is cut by the naive goal rule (everything up to and
 including the first ``.``, ``?`` or ``!``), so that the user's initial request survives exactly
 as stated. Each segment is a character span of its turn: kept segments are verbatim text.
@@ -86,7 +90,44 @@ def _join_inside(
     return out
 
 
-UNITS = ("sentence", "clause", "phrase")
+UNITS = ("sentence", "clause", "phrase", "mention")
+_LEAD_WORD = re.compile(r"(?:^|\s)(at|for|on|in|from|to|with|and|of)(?:\s+the)?\s+$", re.IGNORECASE)
+
+
+def _mention_cuts(
+    text: str, span: tuple[int, int], vocab: Vocabulary | None
+) -> list[tuple[int, int]]:
+    """``span`` cut around each value-like span in it (the mention with the preposition just
+    before it; the text between mentions as segments of their own). Cuts fall between words
+    only: a mention inside a word ("408-555-0182") widens to the whole word, and trailing
+    punctuation stays with it."""
+    a, b = span
+    pieces: list[tuple[int, int]] = []
+    cursor = a
+    for x, y, _ in mention_spans(text[a:b], vocab):
+        start, end = max(a + x, cursor), a + y
+        while start > cursor and not text[start - 1].isspace():  # cut between words only
+            start -= 1
+        while end < b and not text[end].isspace():  # trailing punctuation stays with it
+            end += 1
+        if start < cursor or end <= start:
+            continue
+        lead = _LEAD_WORD.search(text[cursor:start])
+        if lead is not None:
+            start = cursor + lead.start(1)
+        if text[cursor:start].strip():
+            pieces.append(_strip(text, cursor, start))
+        pieces.append((start, end))
+        cursor = end
+    if text[cursor:b].strip():
+        pieces.append(_strip(text, cursor, b))
+    return pieces
+
+
+def _strip(text: str, a: int, b: int) -> tuple[int, int]:
+    """``[a, b)`` without its leading and trailing whitespace."""
+    piece = text[a:b]
+    return a + len(piece) - len(piece.lstrip()), b - (len(piece) - len(piece.rstrip()))
 
 
 def turn_spans(
@@ -108,10 +149,12 @@ def turn_spans(
         rest = stripped[cut:]
         start = cut + len(rest) - len(rest.lstrip())
     spans = _split(stripped[start:], _SENTENCE_END, start) if start < len(stripped) else []
-    if units in ("clause", "phrase"):
+    if units in ("clause", "phrase", "mention"):
         spans = [c for s in spans for c in _clauses(stripped, s, min_words, vocab=vocab)]
-    if units == "phrase":
+    if units in ("phrase", "mention"):
         spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, vocab)]
+    if units == "mention":
+        spans = [c for s in spans for c in _mention_cuts(stripped, s, vocab)]
     return head + spans
 
 

@@ -11,7 +11,11 @@ segments (most valuable and latest first), so at ``r = 1`` every segment is kept
   revise its values along lowered retention on SGD dev: the goal outweighs a stale value);
 * **no stale value alone**: a segment holding a mention that a later mention of the same type
   supersedes is only taken together with the segment of the most likely later mention of
-  that type (transitively), so a kept old value comes with the turn that revises it.
+  that type (transitively), so a kept old value comes with the turn that revises it
+  (``revisions="same_speaker"``: only a later mention by the same speaker supersedes).
+
+``recency`` (default 0) weighs later mentions more: at tight budgets the values set late in a
+dialogue, its turning points, are the ones the goal leaves room for.
 
 Costs are estimates (a segment's tokens, plus its turn's marker when the turn is opened, else a
 gap marker); the caller re-counts the rendered text exactly and drops the least valuable
@@ -25,6 +29,9 @@ from dataclasses import dataclass
 
 from compressbench.compress.turning_point.features import cues
 from compressbench.compress.turning_point.segments import Segment
+
+REVISIONS = ("any_speaker", "same_speaker")
+FRAMES = ("piece", "lead", "turn")
 
 
 @dataclass(frozen=True)
@@ -44,15 +51,38 @@ def candidates(
     segs: Sequence[Segment],
     located: Sequence[tuple[int, str, str, float]],
     cue: float,
+    revisions: str = "any_speaker",
+    recency: float = 0.0,
+    frame: str = "piece",
 ) -> list[Candidate]:
-    """Candidates from ``located`` mentions ``(segment, kind, text, p)`` in dialogue order."""
+    """Candidates from ``located`` mentions ``(segment, kind, text, p)`` in dialogue order.
+
+    ``revisions``: which later mention of a type supersedes an earlier one (and so must come
+    along with it): ``any_speaker`` (default) or ``same_speaker`` (a system turn restating a
+    user's date as "next Monday" does not supersede the user's "the 4th of this month").
+    ``recency`` in [0, 1]: a mention's ``p`` is scaled by ``1 - recency + recency * t``, ``t``
+    its turn's position (0 first, 1 last): late mentions weigh more (0: unscaled).
+    ``frame="turn"``: a segment with a mention needs every other segment of its turn (a kept
+    value comes with the whole turn that frames it); ``"lead"``: the segment just before it in
+    its turn; ``"piece"`` (default): none."""
+    last = segs[-1].pos if segs else 0
     per_seg: list[list[tuple[str, float]]] = [[] for _ in segs]
     needs: list[set[int]] = [set() for _ in segs]
     for n, (i, kind, text, _) in enumerate(located):
-        per_seg[i].append((text, located[n][3]))
+        late = segs[i].pos / last if last else 1.0  # 0 at the first turn, 1 at the last
+        per_seg[i].append((text, located[n][3] * (1.0 - recency + recency * late)))
         later = [m for m in located[n + 1 :] if m[1] == kind and m[2] != text and m[0] != i]
+        if revisions == "same_speaker":  # a restatement by the other side is no revision
+            later = [m for m in later if segs[m[0]].speaker == segs[i].speaker]
         if later:  # superseded: bring the most likely later mention of this type along
             needs[i].add(max(later, key=lambda m: (m[3], m[0]))[0])
+    for i, s in enumerate(segs):
+        if not per_seg[i]:
+            continue
+        if frame == "turn":
+            needs[i].update(j for j, t in enumerate(segs) if t.pos == s.pos and j != i)
+        elif frame == "lead" and i > 0 and segs[i - 1].pos == s.pos:
+            needs[i].add(i - 1)
     out = []
     for i, s in enumerate(segs):
         revision, confirm, _ = cues(s.text)

@@ -1,0 +1,217 @@
+"""The turning-point compressor's labelled variants for tight budgets (issue #31): ``units:
+mention`` (a value-like span is a segment of its own, with the preposition before it) and
+``revisions: same_speaker`` (a restatement by the other speaker supersedes nothing); the
+defaults stay the method as first measured. Also the misreading classifier of
+``benchmarks/tp_misreading.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from compressbench.compress.method import Source
+from compressbench.compress.reader_tokens import reader_counter
+from compressbench.compress.registry import get_method
+from compressbench.compress.turning_point.method import TurningPointMethod
+from compressbench.compress.turning_point.segments import turn_spans
+from compressbench.corpora.loaders import load_corpus
+from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
+
+LABEL = re.compile(r"^(USER|SYSTEM): ")
+RESTATED = (
+    Turn(0, USER, "Book me a table at a restaurant please."),
+    Turn(1, SYSTEM, "Which day?"),
+    Turn(2, USER, "On the 4th of this month at Rosie Mccann's."),
+    Turn(3, SYSTEM, "Please confirm: a table at Rosie Mccann's for next Monday?"),
+    Turn(4, USER, "Actually, make it the 9th of this month."),
+    Turn(5, SYSTEM, "Done."),
+)
+
+
+@pytest.fixture(scope="module")
+def builtin() -> list[Dialogue]:
+    return list(load_corpus("builtin"))
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        (
+            "Oh, silly me. I actually need it from Heathrow International Airport on the 6th.",
+            [
+                "Oh, silly me.",
+                "I actually need it",
+                "from Heathrow International Airport",
+                "on the 6th.",
+            ],
+        ),
+        ("No, change the name to Joseph.", ["No, change the name", "to Joseph."]),
+        (
+            "Book it for half past 11 in the morning.",
+            ["Book it", "for half past 11 in the morning."],
+        ),
+    ],
+)
+def test_mention_units_cut_around_values_with_their_preposition(
+    text: str, spans: list[str]
+) -> None:
+    assert [text[a:b] for a, b in turn_spans(text, goal=False, units="mention")] == spans
+
+
+def test_mention_units_stay_within_budget_and_verbatim(builtin: list[Dialogue]) -> None:
+    count = reader_counter()
+    method = get_method("turning_point", {"units": "mention"})
+    for d in builtin:
+        for r in (0.05, 0.1, 0.3, 1.0):
+            comp = method.compress(Source(d.turns, key=d.dialogue_id), r)
+            assert count(comp.text) == comp.record["kept_tokens"] <= comp.budget
+            lines = comp.text.split("\n") if comp.text else []
+            kept = [d.turns[i] for i in comp.kept_ids]
+            assert len(lines) == len(kept)
+            for line, turn in zip(lines, kept, strict=True):
+                assert LABEL.match(line) and line.startswith(f"{turn.speaker}: ")
+                position = 0
+                for piece in line.split(": ", 1)[1].split(" … "):
+                    found = turn.text.find(piece, position)
+                    assert found >= 0, (piece, turn.text)
+                    position = found + len(piece)
+        whole = method.compress(Source(d.turns, key="k"), 1.0)
+        assert whole.kept_text == "\n".join(t.text.strip() for t in d.turns)
+
+
+def _needs(revisions: str, turns: tuple[Turn, ...]) -> dict[str, list[str]]:
+    """Each segment with a superseded mention -> the segments it must bring along."""
+    method = get_method("turning_point", {"revisions": revisions})
+    assert isinstance(method, TurningPointMethod)
+    _, cands = method.plan(turns)
+    return {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.needs}
+
+
+def test_same_speaker_revisions_ignore_a_system_restatement() -> None:
+    restated_only = RESTATED[:4] + RESTATED[5:]  # the system restates the date, nobody revises
+    # by default the system's "next Monday" supersedes the user's date and must come along
+    assert _needs("any_speaker", restated_only) == {
+        "On the 4th of this month": ["for next Monday?"]
+    }
+    assert _needs("same_speaker", restated_only) == {}
+    # a user's own later date still supersedes (and "next Monday" is no longer a revision)
+    assert _needs("same_speaker", RESTATED) == {
+        "On the 4th of this month": ["Actually, make it the 9th of this month."]
+    }
+
+
+def test_the_defaults_are_unchanged_and_variants_are_recorded(builtin: list[Dialogue]) -> None:
+    default = get_method("turning_point")
+    explicit = get_method("turning_point", {"units": "phrase", "revisions": "any_speaker"})
+    variant = get_method("turning_point", {"revisions": "same_speaker"})
+    for d in builtin[:8]:
+        src = Source(d.turns, key=d.dialogue_id)
+        for r in (0.1, 0.3):
+            assert default.compress(src, r) == explicit.compress(src, r)
+            assert "revisions" not in default.compress(src, r).record["params"]
+            assert variant.compress(src, r).record["params"]["revisions"] == "same_speaker"
+
+
+def test_recency_weighs_later_mentions_more() -> None:
+    def weights(recency: float) -> dict[str, float]:
+        method = get_method("turning_point", {"recency": recency})
+        assert isinstance(method, TurningPointMethod)
+        _, cands = method.plan(RESTATED)
+        return {text: p for c in cands for text, p in c.mentions}
+
+    plain, late = weights(0.0), weights(0.8)
+    last = RESTATED[-1].index
+    assert late["9th of this month"] == pytest.approx(
+        plain["9th of this month"] * (0.2 + 0.8 * 4 / last)
+    )
+    assert late["4th of this month"] == pytest.approx(
+        plain["4th of this month"] * (0.2 + 0.8 * 2 / last)
+    )
+    assert (
+        get_method("turning_point", {"recency": 0.8})
+        .compress(Source(RESTATED, key="k"), 0.3)
+        .record["params"]["recency"]
+        == 0.8
+    )
+
+
+FRAMED = (
+    Turn(0, USER, "I need to send a message please."),
+    Turn(1, SYSTEM, "Sure, who is it for?"),
+    Turn(2, USER, "Send it to Andrea."),
+    Turn(3, SYSTEM, "Sending it to Andrea, correct?"),
+    Turn(4, USER, "No, change the name to Joseph."),
+    Turn(5, SYSTEM, "Sending it to Joseph, correct?"),
+    Turn(6, USER, "Yes."),
+)
+
+
+@pytest.mark.parametrize("ratio", [0.4, 0.5])
+def test_frame_keeps_the_words_that_frame_a_kept_value(ratio: float) -> None:
+    def lines(frame: str) -> list[str]:
+        method = get_method("turning_point", {"frame": frame})
+        return method.compress(Source(FRAMED, key="k"), ratio).kept_text.split("\n")
+
+    assert "to Joseph." in lines("piece")  # the revision's value without its frame
+    for frame in ("lead", "turn"):
+        kept = lines(frame)
+        assert "to Joseph." not in kept and "No, change the name to Joseph." in kept
+
+
+def test_unknown_variant_values_are_refused() -> None:
+    with pytest.raises(ValueError, match="revisions"):
+        get_method("turning_point", {"revisions": "nobody"})
+    with pytest.raises(ValueError, match="units"):
+        get_method("turning_point", {"units": "word"})
+    with pytest.raises(ValueError, match="frame"):
+        get_method("turning_point", {"frame": "sentence"})
+    with pytest.raises(ValueError, match="recency"):
+        get_method("turning_point", {"recency": 1.5})
+
+
+def _misreading() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "tp_misreading.py"
+    spec = importlib.util.spec_from_file_location("tp_misreading", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "old", "abstain", "context", "expected"),
+    [
+        ("Joseph", "Joseph", "Andrea", 0, "", "correct"),
+        ("Andrea", "Joseph", "Andrea", 0, "", "superseded"),
+        ("5:30 pm", "5 pm", "5:30 in the evening", 0, "", "superseded, other wording"),
+        ("3rd of March", "March 3rd", "the 3rd", 0, "", "current value, other wording"),
+        ("Luxurious", "Luxury", "Pool", 0, "", "current value, other wording"),
+        (
+            "March 1st",
+            "March 2nd",
+            "Saturday",
+            0,
+            "SYSTEM: at 9 am on March 1st.",
+            "another value in the context",
+        ),
+        ("5:30 pm", "5:45 pm", "6 pm", 1, "", "abstained"),
+        ("6 pm", "7 pm", "seven pm", 0, "SYSTEM: at 7 pm.", "not in the context"),
+    ],
+)
+def test_misreading_kinds(
+    prediction: str, gold: str, old: str, abstain: int, context: str, expected: str
+) -> None:
+    row = {
+        "dataset": "sgd",
+        "prediction": prediction,
+        "gold": gold,
+        "old_value": old,
+        "abstain": abstain,
+        "format_error": 0,
+        "scores": {"strict": int(prediction == gold)},
+    }
+    assert _misreading().kind(row, context) == expected
