@@ -38,6 +38,17 @@ SPEC: dict[str, dict[str, Any]] = {
     "llama31_8b_vllm": dict(
         probes=["P1", "P2", "P3"], backend="vllm", new={"P1": 96, "P2": 96, "P3": 128}
     ),
+    # fast mode (a labelled variant, docs/gpu.md): the paper's budgets, batches of 64
+    "llama31_8b_hf_fast": dict(
+        probes=["P1", "P2", "P3"],
+        backend="hf",
+        attn="sdpa",
+        new={"P1": 96, "P2": 96, "P3": 128},
+        batch=64,
+    ),
+    "llama31_8b_hf_fast_kv": dict(
+        probes=["P2"], backend="hf", attn="sdpa", new={"P2": 96}, batch=64
+    ),
     "mistral7b_hf_p2": dict(probes=["P2"], backend="hf", attn="sdpa", new={"P2": 128}, batch=1),
     "mistral7b_hf_p3": dict(probes=["P3"], backend="hf", attn="eager", new={"P3": 128}, batch=1),
     "mistral7b_vllm": dict(probes=["P2", "P3"], backend="vllm", new={"P2": 128, "P3": 128}),
@@ -65,6 +76,7 @@ def test_config_has_the_spec_settings(name: str) -> None:
     assert reader.get("attn_implementation") == want.get("attn")
     assert reader.get("batch_size") == want.get("batch")
     assert reader.get("worker") is True  # a GPU run loads the weights once (commands/worker.py)
+    assert reader.get("decode_mode", "paper") == ("fast" if "_fast" in name else "paper")
     if name.endswith("_kv"):
         assert raw["methods"] == ["full_context", "snapkv", "pyramidkv", "streamingllm", "chunkkv"]
     if want["backend"] == "vllm":  # kvpress has no vLLM path: turn selectors only

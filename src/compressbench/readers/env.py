@@ -6,10 +6,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from compressbench.jsonl import sha256_file
 
 MODEL_FILE_SUFFIXES = (".safetensors", ".gguf", ".bin")
+
+
+def cuda_peak_memory(device: Any) -> dict[str, int]:
+    """``torch.cuda.max_memory_allocated`` / ``_reserved`` of ``device`` in this process (since
+    it started: a reader worker's cells share one count); empty off CUDA."""
+    import torch
+
+    if device.type != "cuda":
+        return {}
+    return {
+        "cuda_max_memory_allocated_bytes": int(torch.cuda.max_memory_allocated(device)),
+        "cuda_max_memory_reserved_bytes": int(torch.cuda.max_memory_reserved(device)),
+    }
 
 
 def model_files(path: str | Path) -> list[Path]:

@@ -26,6 +26,7 @@ from compressbench.readers.decode_modes import (
     StaticCachePool,
     get_decode_mode,
 )
+from compressbench.readers.env import cuda_peak_memory
 from compressbench.readers.fingerprint import FingerprintCache, loaded_revision
 from compressbench.readers.postprocess import from_exception, from_text
 from compressbench.readers.press_hook import PressHook
@@ -62,6 +63,9 @@ class HFReader:
 
     name = "hf"
     libraries = ("torch", "transformers")
+    # load and run counters for the cell's .stats.json (reader_stats): weight hashing, and on
+    # CUDA the process's peak memory after the last generate()
+    stats: dict[str, Any]
 
     def __init__(
         self,
@@ -173,6 +177,7 @@ class HFReader:
         for batch in self._batches(rows):
             for row, gen in zip(batch, self._run_batch(batch), strict=True):
                 out[row.index] = gen
+        self.stats.update(cuda_peak_memory(self.device))  # shared with with_press copies
         assert all(g is not None for g in out)
         return [g for g in out if g is not None]
 

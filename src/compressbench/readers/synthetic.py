@@ -10,6 +10,7 @@ otherwise loads from a path). Answers are meaningless.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -72,7 +73,7 @@ def build_model(cfg: dict[str, Any], device: Any, dtype: Any, attn: str) -> Any:
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    config = LlamaConfig(**cfg)
+    config = LlamaConfig(**copy.deepcopy(cfg))  # LlamaConfig rewrites rope_scaling in place
     torch.manual_seed(0)
     with torch.device(device):
         try:
@@ -163,5 +164,52 @@ def in_memory_reader(
         revision="random",
         pad_token_id=int(tokenizer.eos_token_id),
         eos_token_ids={int(tokenizer.eos_token_id)},
+        stats={},
     )
     return reader
+
+
+FOLDER_MARKER = "compressbench_synthetic.json"  # written last: a folder without it is incomplete
+
+
+def save_model_folder(cfg: dict[str, Any], out: Any, device: Any, dtype: Any) -> dict[str, Any]:
+    """Write a model folder of ``cfg``'s shape with random weights that the hf reader loads like
+    any local model (``config.json``, ``generation_config.json``, safetensors shards, the
+    word-level tokenizer of :func:`build_tokenizer` splitting punctuation too, so English
+    prompts come out near a BPE tokenizer's length, every unknown word one ``<unk>``). An
+    existing complete folder of the same config is kept. Returns sizes and timings."""
+    import json
+    import time
+    from pathlib import Path
+
+    import torch
+    from tokenizers import pre_tokenizers
+    from transformers import GenerationConfig
+
+    folder = Path(out)
+    marker = folder / FOLDER_MARKER
+    wanted = json.dumps(cfg, sort_keys=True) + str(dtype)
+    if marker.is_file() and json.loads(marker.read_text())["shape"] == wanted:
+        return {**json.loads(marker.read_text())["report"], "reused": True}
+    start = time.perf_counter()
+    model = build_model(cfg, device, dtype, "sdpa")
+    eos = cfg["eos_token_id"] if isinstance(cfg["eos_token_id"], list) else [cfg["eos_token_id"]]
+    model.generation_config = GenerationConfig(
+        bos_token_id=cfg["bos_token_id"], eos_token_id=eos, do_sample=False
+    )
+    tokenizer = build_tokenizer(cfg["vocab_size"], cfg["bos_token_id"], eos[-1])
+    tokenizer.backend_tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()]
+    )
+    built = time.perf_counter() - start
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, max_shard_size="5GB")
+    tokenizer.save_pretrained(folder)
+    del model
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    weights = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+    report = {"build_s": round(built, 2), "save_s": round(time.perf_counter() - start - built, 2),
+              "weights_bytes": weights, "dtype": str(dtype), "reused": False}  # fmt: skip
+    marker.write_text(json.dumps({"shape": wanted, "report": report}))
+    return report

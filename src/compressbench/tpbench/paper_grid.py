@@ -141,3 +141,63 @@ def describe(kind: str) -> dict[str, Any]:
         "prompts": sum(c.prompts for c in cells),
         "examples": [asdict(c) for c in cells[:2]],
     }
+
+
+# Table 3 and what it takes in one reader pass. The deletion experiment (spec §4, §6.3): the
+# full-context P2 probes of seed 42 under five conditions, 128 new tokens.
+DELETION_CONDITIONS = 5
+DELETION_NEW_TOKENS = 128
+# Mean answer length in tokens of the Qwen2.5-Coder-1.5B reader's SGD study answers
+# (benchmarks/results/sgd_cpu_qwen15_answers.jsonl.gz: 3,345 answers; by probe, and its
+# deletion answers): what a grid extrapolation assumes an answer costs.
+STUDY_ANSWER_TOKENS = {"P1": 44.0, "P2": 32.0, "P3": 70.7, "deletions": 27.9}
+
+
+def table3(reader: str = READERS[0]) -> list[Cell]:
+    """Table 3 as run for ``reader``: the turn methods' P1/P2/P3 at r = 0.30 over three seeds,
+    the four presses (P2, seed 42; Llama only) and the deletion experiment (method
+    ``deletions``: :data:`DELETION_CONDITIONS` x the seed-42 P2 probes per dataset)."""
+    cells = [c for c in grid("as_run") if c.reader == reader and c.ratio == 0.30]
+    for ds in DATASETS:
+        n = DELETION_CONDITIONS * _rows(ds, "P2", (42,))
+        cells.append(Cell(reader, ds, "P2", "deletions", 0.30, n, DELETION_NEW_TOKENS, False))
+    return cells
+
+
+def extrapolate(
+    cells: list[Cell],
+    tokens_per_s: dict[str, float],
+    measured_as: Any,
+    *,
+    answer_tokens: dict[str, float] = STUDY_ANSWER_TOKENS,
+    loads: int = 1,
+    load_seconds: float = 0.0,
+) -> dict[str, Any]:
+    """Seconds of ``cells`` at measured rates: a cell's prompts x its answer length
+    (``answer_tokens`` by probe, ``deletions`` for the deletion experiment) / the tokens/s of
+    the measured cell ``measured_as(cell)`` names in ``tokens_per_s`` (tokens out over the
+    cell's generation seconds, so its prefill is in the rate); plus ``loads`` x
+    ``load_seconds``. Per part (measured cell) and in total, in hours too."""
+    parts: dict[str, dict[str, Any]] = {}
+    for cell in cells:
+        label = measured_as(cell)
+        tokens = (
+            cell.prompts * answer_tokens["deletions" if cell.method == "deletions" else cell.probe]
+        )
+        part = parts.setdefault(label, {"prompts": 0, "answer_tokens": 0.0, "seconds": 0.0})
+        part["prompts"] += cell.prompts
+        part["answer_tokens"] += tokens
+        part["seconds"] += tokens / tokens_per_s[label]
+    answering = sum(p["seconds"] for p in parts.values())
+    total = answering + loads * load_seconds
+    return {
+        "prompts": sum(c.prompts for c in cells),
+        "parts": {
+            k: {**v, "seconds": round(v["seconds"], 1), "tokens_per_s": tokens_per_s[k]}
+            for k, v in parts.items()
+        },
+        "loads": loads,
+        "load_seconds_each": round(load_seconds, 2),
+        "seconds": round(total, 1),
+        "hours": round(total / 3600, 3),
+    }
