@@ -18,9 +18,7 @@ GIB = 1 << 30
 LLAMA = {"backend": "hf", "model": "meta-llama/Llama-3.1-8B-Instruct", "dtype": "bfloat16"}
 H200 = Inventory((Gpu("NVIDIA H200", 150_754_820_096, 150_000_000_000),), "2.11.0+cu130",
                  "13.0", "580.65.06")  # fmt: skip
-MEASURED = json.loads(
-    (REPO_ROOT / "benchmarks/results/gpu_check_h200_2026-11-30.json").read_text()
-)
+MEASURED = json.loads((REPO_ROOT / "benchmarks/results/gpu_check_h200_2026-11-30.json").read_text())
 
 
 @pytest.fixture

@@ -17,9 +17,7 @@ from compressbench.tpbench import paper_grid
 from support.paths import REPO_ROOT
 
 DOC = (REPO_ROOT / "docs" / "gpu.md").read_text(encoding="utf-8")
-RUN = json.loads(
-    (REPO_ROOT / "benchmarks/results/gpu_check_h200_2026-11-30.json").read_text()
-)
+RUN = json.loads((REPO_ROOT / "benchmarks/results/gpu_check_h200_2026-11-30.json").read_text())
 
 
 def table3() -> tuple[Counter[str], Counter[str]]:
