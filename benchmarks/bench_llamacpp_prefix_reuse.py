@@ -19,9 +19,9 @@ from pathlib import Path
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.llamacpp import LlamaCppReader
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import cell_requests
 
 

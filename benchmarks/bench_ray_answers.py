@@ -20,8 +20,8 @@ from pathlib import Path
 
 from compressbench import stages
 from compressbench.config import parse_params
-from compressbench.pipeline import paths
 from compressbench.scale.ray_answers import run_answers
+from compressbench.tpbench.stages import paths
 
 RATIO = 0.3
 

@@ -37,9 +37,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compressbench.pipeline import paths
 from compressbench.text.normalize import normalize_value, value_occurs_in_text
 from compressbench.tpbench.report.answer_kinds import p2_superseded
+from compressbench.tpbench.stages import paths
 
 Row = Mapping[str, Any]
 KINDS = (

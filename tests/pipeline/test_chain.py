@@ -14,8 +14,8 @@ import pytest
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.text.normalize import value_occurs_in_text
+from compressbench.tpbench.stages import paths
 from support.params import RATIO, pipeline_params, sqlite_tracking
 
 METHODS = ("full_context", "recency", "first_n")

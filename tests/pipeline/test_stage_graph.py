@@ -22,7 +22,7 @@ import yaml
 
 from compressbench.cli import main
 from compressbench.config import Params, load_params, parse_params
-from compressbench.pipeline import paths
+from compressbench.pipeline import paths as templates
 from compressbench.pipeline.declare import BASE_CODE, REGISTRY, StageDecl, cells_of, stage
 from compressbench.pipeline.dvc_yaml import problems, render, undeclared_modules
 from compressbench.pipeline.import_graph import build_graph
@@ -30,6 +30,7 @@ from compressbench.pipeline.params_view import ParamsView, UndeclaredParamError
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.stages import PACKAGES, STAGES, declaration, declarations
+from compressbench.tpbench.stages import paths
 from support.params import RATIO, pipeline_params, sqlite_tracking
 from support.paths import REPO_ROOT
 
@@ -160,7 +161,7 @@ def _cells(decl: StageDecl, params: Params) -> list[tuple[Any, ...]]:
 
 
 def _path(template: str, decl: StageDecl, cell: tuple[Any, ...]) -> Path:
-    return paths.fill(template, **dict(zip(decl.over, cell, strict=True)))
+    return templates.fill(template, **dict(zip(decl.over, cell, strict=True)))
 
 
 def _files(root: Path) -> set[Path]:

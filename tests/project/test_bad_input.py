@@ -23,9 +23,9 @@ import pytest
 import yaml
 
 from compressbench import cli
-from compressbench.pipeline import paths
 from compressbench.readers.base import Generation
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.stages import paths
 from support.paths import REPO_ROOT
 
 SHIPPED_PARAMS = yaml.safe_load((REPO_ROOT / "params.yaml").read_text(encoding="utf-8"))

@@ -18,8 +18,8 @@ from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.errors import ModelCallsFailed
 from compressbench.keepbench.stages import keep_paths
-from compressbench.pipeline import paths
 from compressbench.readers.failures import MAX_FAILED_FRACTION, check_model_calls
+from compressbench.tpbench.stages import paths
 from support.http_server import free_port
 from support.params import RATIO, pipeline_params, sqlite_tracking
 

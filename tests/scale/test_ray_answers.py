@@ -17,8 +17,8 @@ import support.gold_reader
 from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import parse_params
-from compressbench.pipeline import paths
 from compressbench.scale.ray_answers import run_answers
+from compressbench.tpbench.stages import paths
 from support.gold_reader import GoldWhereVisibleReader
 from support.params import RATIO, pipeline_params
 

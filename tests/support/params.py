@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from compressbench.pipeline import paths
+from compressbench.tpbench.stages import paths
 
 RATIO = 0.3
 """The grid's one compression ratio (P3 is built there too)."""

@@ -15,9 +15,9 @@ from typing import Any
 
 from compressbench import stages
 from compressbench.config import Params, parse_params
-from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.stages import paths
 from support.gold_reader import GoldWhereVisibleReader
 from support.params import RATIO, pipeline_params, sqlite_tracking
 

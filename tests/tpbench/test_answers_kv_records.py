@@ -22,13 +22,13 @@ pytest.importorskip("kvpress")
 
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.stages import (
     stage_answers,
     stage_contexts,
     stage_corpora,
     stage_probes,
 )
+from compressbench.tpbench.stages import paths
 from support.paths import REPO_ROOT
 
 RATIO = 0.3

@@ -19,12 +19,12 @@ from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.pipeline import paths
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.deletions import FULL, MINUS_CONTROL_SUPPORT
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tpbench.stages import paths
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs, sha256_file
 from support.params import RATIO, pipeline_params, sqlite_tracking
 

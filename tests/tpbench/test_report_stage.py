@@ -18,7 +18,6 @@ from PIL import Image
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.pipeline import paths
 from compressbench.pipeline.declare import Out, StageDecl
 from compressbench.pipeline.dvc_yaml import stage_entry
 from compressbench.readers.base import ChatRequest, Generation
@@ -30,6 +29,7 @@ from compressbench.tpbench.probes import read_probes
 from compressbench.tpbench.report.document import render
 from compressbench.tpbench.report.model import CellData, ReportInput, compute
 from compressbench.tpbench.slot_types import slot_type
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report import FIGURE_FILES, KIND_RULES
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs
 from support.params import RATIO, pipeline_params, sqlite_tracking

@@ -10,7 +10,7 @@ import pytest
 
 from compressbench import stages
 from compressbench.config import parse_params
-from compressbench.pipeline import paths
+from compressbench.tpbench.stages import paths
 from compressbench.tracking import read_cells
 from support.params import pipeline_params, sqlite_tracking
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.tpbench.deletions import FULL, MINUS_ORIGIN
 from compressbench.tpbench.probes import read_probes
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.viewer.cases import case_key
 from compressbench.tpbench.viewer.page import VIEWER_FILE
 from support.params import RATIO

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from compressbench.cli import main
-from compressbench.pipeline import paths
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import cell_runs
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs, start_pipeline_run
 from compressbench.tracking.data_version import dvc_md5

@@ -11,9 +11,9 @@ import yaml
 
 from compressbench.cli import main
 from compressbench.errors import InputError
-from compressbench.pipeline import paths
 from compressbench.readers.image_env import image_identity, image_label
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.stages import paths
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
 from support.gold_reader import GoldWhereVisibleReader
 from support.params import RATIO, gold_chain_params

@@ -20,16 +20,16 @@ from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.answer_table import (
+from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.answer_records import kv_summary
+from compressbench.tpbench.stages.answer_table import (
     EXCERPT_CHARS,
     answer_table,
     context_excerpt,
     question_of,
 )
-from compressbench.readers.base import ChatRequest, Generation
-from compressbench.readers.registry import register_reader, unregister_reader
-from compressbench.tpbench.stages.answer_records import kv_summary
 from compressbench.tracking import read_cell_table, read_cells, split_numeric, start_pipeline_run
 
 pytest.importorskip("mlflow")

@@ -23,8 +23,8 @@ import pytest
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.stages import paths
 from compressbench.tracking import read_cell_table, read_cells, read_pipeline_runs
 from support.gold_reader import GoldWhereVisibleReader
 from support.http_server import free_port

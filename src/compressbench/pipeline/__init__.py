@@ -1,1 +1,3 @@
-"""The TPBench pipeline: one function per DVC stage (see ``dvc.yaml``)."""
+"""The pipeline engine: stage declarations, dvc.yaml generation, code fingerprints, path
+templates, the answer-cache location (no benchmark's stages: those live in each benchmark's
+``stages`` package)."""

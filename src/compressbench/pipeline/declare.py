@@ -86,20 +86,6 @@ BASE_CODE: tuple[str, ...] = (
 # stage that writes them (turning_point_scorer) lists its code itself, so it never reads its out.
 BASE_MODELS: tuple[str, ...] = ("models/turning_point/scorer.json",)
 
-# TPBench's probe types (samplers, golds, prompts' questions, scorers) and the modules they read:
-# code of every stage that samples, asks or scores probes.
-PROBE_TYPE_CODE: tuple[str, ...] = (
-    "tpbench/probe_types",
-    "tpbench/candidates.py",
-    "tpbench/transitions.py",
-    "tpbench/goals.py",
-    "tpbench/scoring",
-)
-
-# Every params.yaml key TPBench reads (KEEP-Bench's block and the P1 judge's have their own stages).
-TPBENCH_PARAMS: tuple[str, ...] = tuple(k for k in PARAM_FIELDS if k not in ("keepbench", "judge"))
-
-
 @dataclass(frozen=True)
 class Out:
     """A stage output. Outputs are DVC-cached, so ``dvc push`` / ``dvc pull`` carry them;

@@ -17,7 +17,7 @@ import yaml
 
 from compressbench.pipeline.declare import StageDecl
 from compressbench.pipeline.dvc_yaml import MAIN_FILE, apart_file, stage_entry
-from compressbench.pipeline.paths import ratio_name
+from compressbench.pipeline.paths import value_name
 from compressbench.tracking.data_version import StageDeps
 
 __all__ = ["cell_deps"]
@@ -26,7 +26,7 @@ _VAR = re.compile(r"\$\{\s*([^}\s]+)\s*\}")
 
 
 def _text(key: str, value: Any) -> str:
-    return ratio_name(value) if key == "ratio" else str(value)
+    return value_name(float(value)) if key == "ratio" else str(value)
 
 
 def _lookup(name: str, cell: Mapping[str, Any], variables: Mapping[str, Any]) -> str | None:

@@ -29,12 +29,13 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
+from compressbench.pipeline.paths import answer_cache
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import Generation, Reader
 from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.scale.plan import CellJob, Shard, plan_shards
 from compressbench.scale.worker import AnswerWorker, CellPlan, ReplayReader, ShardResult
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import cell_requests, write_answers
 
 __all__ = ["RayRun", "run_answers"]
@@ -149,7 +150,7 @@ def run_answers(
                 strict=True,
             )
         )
-        with AnswerCache(paths.answer_cache()) as cache:
+        with AnswerCache(answer_cache()) as cache:
             shards, cached = _plan(cells, jobs, requests, plans, cache)
             began = time.perf_counter()
             results, used = _answer(ActorPool(actors), shards, cache)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from compressbench.errors import InputError
-from compressbench.pipeline import paths
+from compressbench.tpbench.stages import paths
 from compressbench.readers.decode_modes import DEFAULT_DECODE_MODE, mode_of
 from compressbench.tpbench.report.model import CellData, CellKey
 

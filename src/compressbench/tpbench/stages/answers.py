@@ -11,20 +11,21 @@ from compressbench.compress.registry import get_method
 from compressbench.config import Params, ReaderSpec
 from compressbench.flops.cells import reader_cell_flops
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
+from compressbench.pipeline.paths import answer_cache
 from compressbench.pipeline.reader_factory import BUILDS, build_reader
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.failures import check_model_calls
 from compressbench.readers.image_env import image_identity
 from compressbench.tpbench.probe_types import get_probe_type
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_records import (
     kv_summary,
     measured_fields,
     warn_fallbacks,
 )
 from compressbench.tpbench.stages.rows import PROBE_FIELDS
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def request_id(row: dict[str, Any]) -> str:
 
 def ask_cached(reader: Reader, requests: list[ChatRequest]) -> CachedRun:
     """Answers of ``requests`` through the answer cache (only misses are generated)."""
-    with AnswerCache(paths.answer_cache()) as cache:
+    with AnswerCache(answer_cache()) as cache:
         return generate_cached(reader, requests, cache)
 
 

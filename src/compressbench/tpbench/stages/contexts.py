@@ -14,12 +14,12 @@ from compressbench.compress.registry import get_method
 from compressbench.config import Params
 from compressbench.errors import InputError
 from compressbench.jsonl import write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import reader_tokenizer
 from compressbench.tpbench.contexts import probe_compression
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import PROBE_FIELDS
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from compressbench.config import Params
 from compressbench.corpora.model import dialogue_to_dict
 from compressbench.jsonl import atomic_writer, dumps
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
 from compressbench.pipeline.sources import corpus_dialogues
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import stage
 
 log = logging.getLogger(__name__)
 

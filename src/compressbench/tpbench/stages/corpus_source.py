@@ -7,9 +7,9 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
 from compressbench.pipeline.sources import source_fingerprint
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import stage
 
 
 @stage(

@@ -7,11 +7,10 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.failures import check_model_calls
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import (
     answer_schema,
     ask_cached,
@@ -19,6 +18,7 @@ from compressbench.tpbench.stages.answers import (
     run_stats,
 )
 from compressbench.tpbench.stages.rows import PROBE_FIELDS
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 # Fields of a deletion context row that its answer row keeps.
 CARRY = (

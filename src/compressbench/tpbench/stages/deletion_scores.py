@@ -13,10 +13,10 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.deletion_summary import summarize
 from compressbench.tpbench.scoring.answers import score_answer
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 from compressbench.tracking import log_cell, start_pipeline_run
 
 log = logging.getLogger(__name__)

@@ -8,11 +8,11 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.deletion_contexts import deletion_contexts
 from compressbench.tpbench.probes import read_probes
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import PROBE_FIELDS
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 

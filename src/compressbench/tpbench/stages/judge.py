@@ -18,9 +18,10 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
+from compressbench.pipeline.paths import answer_cache
 from compressbench.tpbench.judge.verdict_file import not_judged
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
         concurrency=spec.concurrency,
         revision=spec.revision,
     )
-    with AnswerCache(paths.answer_cache()) as cache:
+    with AnswerCache(answer_cache()) as cache:
         verdicts, run = judge_p1_rows(judge, rows, cache)
     # calls that raised: too many, and nothing is written
     errors = [v.get("error") for v in verdicts]

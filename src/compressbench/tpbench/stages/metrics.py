@@ -15,11 +15,11 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import TPBENCH_PARAMS, stage
-from compressbench.pipeline.track import CellGroup, log_to_mlflow
 from compressbench.tpbench.report.aggregate import by_probe_seed, cell_metrics, compact, seed_means
 from compressbench.tpbench.report.summary import SummaryGrid, summary_markdown
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import TPBENCH_PARAMS, stage
+from compressbench.tpbench.stages.track import CellGroup, log_to_mlflow
 from compressbench.tracking import write_manifest
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
 
@@ -56,8 +56,8 @@ def summary_grid(params: Params) -> SummaryGrid:
         "analysis",
         "tpbench/report",
         "tracking",
-        "pipeline/track.py",
-        "pipeline/answer_table.py",
+        "tpbench/stages/track.py",
+        "tpbench/stages/answer_table.py",
     ),
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),

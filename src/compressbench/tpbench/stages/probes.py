@@ -7,11 +7,11 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.candidates import candidate_pool
 from compressbench.tpbench.probes import build_probes, cells
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import read_corpus
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,6 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.errors import InputError
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
@@ -19,6 +17,7 @@ from compressbench.tpbench.report.decode_modes import decode_mode_label
 from compressbench.tpbench.report.kind_rules import KIND_RULES
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.tpbench.slot_types import slot_type
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import (
     LABELS,
     cell_runs,
@@ -28,6 +27,7 @@ from compressbench.tpbench.stages.report_inputs import (
     method_style,
     optional_json,
 )
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.viewer.page import VIEWER_FILE
 from compressbench.tracking import start_pipeline_run
 

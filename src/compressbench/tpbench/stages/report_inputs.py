@@ -12,9 +12,9 @@ from typing import Any
 from compressbench.compress.registry import method_entry
 from compressbench.compress.selectors import get_selector
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
 from compressbench.tpbench.judge.verdict_file import read_verdicts
 from compressbench.tpbench.report.model import CellData, CellKey, RunRef
+from compressbench.tpbench.stages import paths
 from compressbench.tracking import (
     TrackingError,
     read_cells,

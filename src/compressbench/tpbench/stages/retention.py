@@ -10,14 +10,14 @@ from tqdm.auto import tqdm
 
 from compressbench.config import Params
 from compressbench.jsonl import write_json
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.pipeline.track import log_retention
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.retention_reader import LazyReader
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import read_corpus
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
+from compressbench.tpbench.stages.track import log_retention
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,8 @@ def retention_setup(params: Params, *, share_prefix: bool = False) -> dict[str, 
         "readers",
         "tracking",
         "pipeline/reader_factory.py",
-        "pipeline/track.py",
-        "pipeline/answer_table.py",
+        "tpbench/stages/track.py",
+        "tpbench/stages/answer_table.py",
         "tpbench/stages/rows.py",
     ),
     deps=(paths.CORPUS,),

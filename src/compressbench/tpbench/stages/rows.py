@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from compressbench.corpora.model import Dialogue, dialogue_from_dict
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
+from compressbench.tpbench.stages import paths
 
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.report.aggregate import compact, probe_means
 from compressbench.tpbench.scoring.answers import score_answer
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
 log = logging.getLogger(__name__)
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import write_json
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import stage
+from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import read_corpus
+from compressbench.tpbench.stages.shared import stage
 from compressbench.tpbench.transitions import corpus_stats, corpus_transitions, format_table
 
 

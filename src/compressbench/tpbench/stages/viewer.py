@@ -11,9 +11,9 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.declare import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 from compressbench.tpbench.viewer.cases import CellRows, build_cases
 from compressbench.tpbench.viewer.deletions import deletion_cases
 from compressbench.tpbench.viewer.page import VIEWER_DIR, VIEWER_FILE, tpbench_page

@@ -12,9 +12,9 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl
-from compressbench.pipeline import paths
-from compressbench.pipeline.answer_table import answer_table
-from compressbench.pipeline.paths import CellFiles
+from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.answer_table import answer_table
+from compressbench.tpbench.stages.paths import CellFiles
 from compressbench.tracking import DatasetFile, log_cell, split_numeric, start_pipeline_run
 from compressbench.tracking.values import as_text
 
