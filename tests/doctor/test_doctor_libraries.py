@@ -44,6 +44,18 @@ def test_load_failure_names_a_missing_module() -> None:
     )
 
 
+def test_loading_is_judged_in_a_fresh_interpreter(
+    libllama_alone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama_cpp is already imported in this process (above), as torch's libgomp.so.1 was in
+    doctor's before a llama.cpp load: a stage process that imports llama_cpp alone still fails,
+    and so must the check."""
+    monkeypatch.setenv("LLAMA_CPP_LIB_PATH", str(libllama_alone))
+    text = load_failure(("llama_cpp",))
+    assert text is not None and text.startswith("cannot load llama_cpp: Failed to load shared")
+    assert "libggml.so.0: cannot open shared object file" in text
+
+
 def test_libraries_pass_on_this_install(doctor: Doctor) -> None:
     proc = doctor("--only", "libraries")
     assert proc.returncode == 0, proc.stdout + proc.stderr

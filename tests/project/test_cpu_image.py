@@ -78,16 +78,20 @@ def test_doctor_passes_in_the_image(image: str) -> None:
 
 
 def test_doctor_names_a_missing_shared_library_in_one_line(image: str) -> None:
-    """The image with OpenMP's runtime deleted (what it lacked before libgomp1 was installed)."""
-    script = (
-        "rm -f /usr/lib/x86_64-linux-gnu/libgomp.so.1* && exec compressbench doctor --only reader"
-    )
-    proc = _run(DOCKER, "run", "--rm", "--network", "none", "--user", "root", image,
-                "sh", "-c", script)  # fmt: skip
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    lines = proc.stdout.splitlines()
-    assert len(lines) == 1, proc.stdout
-    assert lines[0].startswith("FAIL  reader")
-    assert "reader llamacpp: cannot load llama_cpp:" in lines[0]
-    assert "libgomp.so.1: cannot open shared object file" in lines[0]
-    assert "Traceback" not in proc.stderr
+    """The image with OpenMP's runtime deleted (what it lacked before libgomp1 was installed):
+    the reader check and the build's gate (check ``libraries``, which loads torch too, whose
+    wheel carries a libgomp.so.1 of its own) both fail in one line naming it."""
+    for check, head in (("reader", "reader llamacpp:"), ("libraries", "llamacpp:")):
+        script = (
+            "rm -f /usr/lib/x86_64-linux-gnu/libgomp.so.1* && "
+            f"exec compressbench doctor --only {check}"
+        )
+        proc = _run(DOCKER, "run", "--rm", "--network", "none", "--user", "root", image,
+                    "sh", "-c", script)  # fmt: skip
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        lines = proc.stdout.splitlines()
+        assert len(lines) == 1, proc.stdout
+        assert lines[0].startswith(f"FAIL  {check}")
+        assert f"{head} cannot load llama_cpp:" in lines[0]
+        assert "libgomp.so.1: cannot open shared object file" in lines[0]
+        assert "Traceback" not in proc.stderr
