@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
+
 if TYPE_CHECKING:  # imported from the copy's src/ at run time
     from compressbench.readers.base import ChatRequest, Generation
 
@@ -62,7 +64,7 @@ def _fill_outputs(root: Path) -> None:
     register_reader(EchoReader.name, EchoReader)
     params = load_params(root / "params.yaml")
     reader = dataclasses.replace(params.reader, backend=EchoReader.name)
-    keep = params.keepbench  # KEEP's `llm` compressor names its own backend: echo it too
+    keep = KEEPBENCH.of(params)  # KEEP's `llm` compressor names its own backend: echo it too
     compressors = {
         name: {**opts, "backend": EchoReader.name, "model": "echo"} if name == "llm" else opts
         for name, opts in keep.compressors.items()

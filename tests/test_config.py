@@ -9,7 +9,9 @@ import yaml
 
 from compressbench.config import load_params, parse_params
 from compressbench.errors import InputError
+from compressbench.pipeline.declare import check_cell
 from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.tpbench.pipeline_spec import P3_RATIO, PROBES
 from support.paths import REPO_ROOT
 
 
@@ -22,7 +24,7 @@ def test_shipped_params_load() -> None:
     assert p.datasets == ("builtin",)
     assert p.corpus("builtin").source == "builtin"
     assert p.reader.max_new_tokens == {"P1": 96, "P2": 96, "P3": 128}
-    assert p.probes == ("P1", "P2", "P3")
+    assert PROBES.of(p) == ("P1", "P2", "P3")
     assert p.reader.max_input_tokens == 7168
     assert "full_context" in p.methods
 
@@ -98,14 +100,14 @@ def test_probe_names_are_matched_ignoring_case() -> None:
     raw["probes"] = ["p3", "P1"]
     raw["reader"]["max_new_tokens"] = {"p1": 80, "P2": 90, "p3": 100}
     p = parse_params(raw)
-    assert p.probes == ("P3", "P1")
+    assert PROBES.of(p) == ("P3", "P1")
     assert p.reader.max_new_tokens == {"P1": 80, "P2": 90, "P3": 100}
 
 
 def test_p3_ratio_need_not_be_run_without_p3() -> None:
     raw = _raw()
     raw.update(probes=["p1", "p2"], p3_ratio=0.7)
-    assert parse_params(raw).p3_ratio == 0.7
+    assert P3_RATIO.of(parse_params(raw)) == 0.7
 
 
 def test_reader_backends_come_from_the_registry() -> None:
@@ -122,12 +124,12 @@ def test_reader_backends_come_from_the_registry() -> None:
 
 def test_check_cell_names_the_parameter_and_allowed_values() -> None:
     p = load_params(REPO_ROOT / "params.yaml")
-    p.check_cell(dataset="builtin", method="recency", ratio=0.3)
+    check_cell(p, {"dataset": "builtin", "method": "recency", "ratio": 0.3})
     for kwargs, field, allowed in [
         ({"dataset": "sgd"}, "datasets", "allowed: builtin"),
         ({"method": "snapkv"}, "methods", "allowed: full_context, recency"),
         ({"ratio": 0.5}, "ratios", "allowed: 0.3"),
     ]:
         with pytest.raises(InputError, match=allowed) as err:
-            p.check_cell(**kwargs)
+            check_cell(p, kwargs)
         assert err.value.field == field

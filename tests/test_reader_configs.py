@@ -11,6 +11,7 @@ import yaml
 
 from compressbench.cli import main
 from compressbench.config import load_params
+from compressbench.tpbench.pipeline_spec import PROBES
 from support.paths import REPO_ROOT
 
 CONFIGS = REPO_ROOT / "configs" / "readers"
@@ -100,7 +101,7 @@ def test_use_config_applies_one_file(
     assert "changed reader.revision: null -> " in capsys.readouterr().out
     after = load_params(params_copy)
     want = SPEC[name]
-    assert list(after.probes) == want["probes"]
+    assert list(PROBES.of(after)) == want["probes"]
     assert after.reader.backend == want["backend"] and after.reader.dtype == "bfloat16"
     assert after.reader.revision in (LLAMA[1], MISTRAL_REVISION)
     assert {p: after.reader.max_new_tokens[p] for p in want["probes"]} == want["new"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from compressbench.cli import main
 from compressbench.config import load_params
+from compressbench.tpbench.pipeline_spec import RETENTION
 from support.paths import REPO_ROOT
 
 STUDIES = REPO_ROOT / "configs" / "studies"
@@ -37,12 +38,12 @@ def test_the_study_states_its_retention_setting(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "sgd_cpu_qwen15.yaml"))
     assert params.datasets == ("sgd",) and params.n_per_cell == 100
     assert len(params.methods) == 9 and "attention_h2o" in params.methods
-    assert params.retention.ratios == (0.3,)
-    assert params.retention.methods == RETENTION_METHODS
+    assert RETENTION.of(params).ratios == (0.3,)
+    assert RETENTION.of(params).methods == RETENTION_METHODS
 
 
 def test_the_first_pass_and_the_structured_variant_keep_it(tmp_path: Path) -> None:
     for extra in ("sgd_cpu_first_pass.yaml", "sgd_cpu_qwen15_structured.yaml"):
         params = load_params(_apply(tmp_path / extra, "sgd_cpu_qwen15.yaml", extra))
-        assert params.retention.ratios == (0.3,)
-        assert params.retention.methods == RETENTION_METHODS
+        assert RETENTION.of(params).ratios == (0.3,)
+        assert RETENTION.of(params).methods == RETENTION_METHODS

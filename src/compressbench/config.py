@@ -1,47 +1,46 @@
-"""Typed, validated view of ``params.yaml`` (every pipeline knob lives there).
+r"""Typed, validated view of ``params.yaml`` (every pipeline knob lives there).
 
 Validation errors name the file and the field (``reader.batch_size``) and say what is wrong
 (for a name: the allowed values). Unknown keys are errors at every level: a misspelt knob
 must not be silently ignored. Reader backends come from the reader registry, so a backend
 registered at run time (an in-process test reader) is valid. This module validates the blocks
-both benchmarks share (corpora, datasets, seeds, ratios, reader, methods, tracking); each
-benchmark validates its own (:mod:`compressbench.tpbench.pipeline_spec`,
-:mod:`compressbench.keepbench.pipeline_spec`, the P1 judge's
-:mod:`compressbench.tpbench.judge.spec`).
+both benchmarks share (corpora, datasets, seeds, ratios, reader, methods, tracking) and imports
+no benchmark: each benchmark registers the top-level keys it owns as :class:`ParamBlock`\ s
+under the ``compressbench.param_blocks`` entry point (``pyproject.toml``), as method families
+are registered (TPBench's ``probes``, ``p3_ratio``, ``scoring``, ``retention``, ``deletions``,
+``judge``: :mod:`compressbench.tpbench.pipeline_spec`; KEEP-Bench's ``keepbench``:
+:mod:`compressbench.keepbench.pipeline_spec`). A block's value is read with its typed accessor,
+``RETENTION.of(params)``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import yaml
 
 from compressbench.corpora.loaders import CORPUS_LOADERS
 from compressbench.errors import InputError
-from compressbench.keepbench.pipeline_spec import KeepSpec, parse_keepbench
 from compressbench.params_check import Checker, spec_keys
 from compressbench.readers.decode_modes import DECODE_MODES, DEFAULT_DECODE_MODE
-from compressbench.readers.hf import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
+from compressbench.readers.defaults import (
+    DEFAULT_ATTN_IMPLEMENTATION,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MAX_INPUT_TOKENS,
+)
 from compressbench.readers.registry import (
     STRUCTURED_BACKENDS,
     model_problem,
     reader_names,
     reader_parameters,
 )
-from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
-from compressbench.tpbench.pipeline_spec import (
-    DeletionsSpec,
-    RetentionSpec,
-    ScoringSpec,
-    parse_deletions,
-    parse_probes,
-    parse_retention,
-    parse_scoring,
-    probe_name,
-)
-from compressbench.tpbench.probe_names import PIPELINE_PROBES
+
+T = TypeVar("T")
+BLOCK_GROUP = "compressbench.param_blocks"  # entry points naming a tuple of ParamBlocks
 
 CORPUS_SOURCES = ("builtin", "local", "upstream")
 RENDERS = ("published", "markers")
@@ -73,8 +72,10 @@ class ReaderSpec:
     attn_implementation: str = DEFAULT_ATTN_IMPLEMENTATION
     batch_size: int = DEFAULT_BATCH_SIZE
     decode_mode: str = DEFAULT_DECODE_MODE  # hf: paper (as published) or fast (static cache)
-    max_input_tokens: int = 7168
-    max_new_tokens: dict[str, int] = field(default_factory=lambda: {"P1": 96, "P2": 96, "P3": 128})
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS
+    # Answer budgets (max new tokens) by question type; empty: the benchmark's defaults (TPBench:
+    # one per probe type, filled in by its ``probes`` block).
+    max_new_tokens: dict[str, int] = field(default_factory=dict)
     base_url: str | None = None
     concurrency: int = 4
     max_retries: int = 6
@@ -95,47 +96,43 @@ class TrackingSpec:
 class Params:
     corpora: dict[str, CorpusSpec]
     datasets: tuple[str, ...]
-    probes: tuple[str, ...]
     seeds: tuple[int, ...]
     ratios: tuple[float, ...]
-    p3_ratio: float
     n_per_cell: int
     methods: tuple[str, ...]
     render: str
     reader: ReaderSpec
     tracking: TrackingSpec
     method_params: dict[str, dict[str, Any]] = field(default_factory=dict)
-    retention: RetentionSpec = field(default_factory=RetentionSpec)
-    scoring: ScoringSpec = field(default_factory=ScoringSpec)
-    deletions: DeletionsSpec = field(default_factory=DeletionsSpec)
-    judge: JudgeSpec = field(default_factory=JudgeSpec)
-    keepbench: KeepSpec = field(default_factory=KeepSpec)
+    # The benchmarks' own top-level keys (ParamBlock.key -> its parsed value), in params order.
+    blocks: Mapping[str, Any] = field(default_factory=dict)
     source: str = "params.yaml"
 
-    def check_cell(
-        self,
-        dataset: str | None = None,
-        method: str | None = None,
-        ratio: float | None = None,
-        compressor: str | None = None,
-    ) -> None:
-        """Raise InputError unless each given value is one of the pipeline's (``datasets``,
-        ``methods``, ``ratios``, KEEP compressors); the message names the parameter and its
-        allowed values."""
-        given = {
-            "datasets": dataset,
-            "methods": method,
-            "ratios": ratio,
-            "keepbench.compressors": compressor,
-        }
-        for key, value in given.items():
-            allowed = list(self.keepbench.compressors) if "." in key else getattr(self, key)
-            if value is not None and value not in allowed:
-                raise InputError(
-                    f"{value!r} is not in {key}; allowed: {', '.join(map(str, allowed))}",
-                    file=self.source,
-                    field=key,
-                )
+    def block(self, key: str) -> Any:
+        """The parsed value of a registered block's top-level key (``ParamBlock.of`` types it)."""
+        try:
+            return self.blocks[key]
+        except KeyError:
+            registered = ", ".join(self.blocks)
+            raise KeyError(f"params has no block {key!r}; registered: {registered}") from None
+
+    def value(self, key: str) -> Any:
+        """A top-level key's value: a shared field or a registered block."""
+        return self.block(key) if key in self.blocks else getattr(self, key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every top-level key -> its value as plain data (for MLflow), ``source`` left out."""
+        shared = {f: dataclasses.asdict(self)[f] for f in shared_keys()}
+        blocks = {k: _plain(v) for k, v in self.blocks.items()}
+        return shared | blocks
+
+    def lookup(self, path: str) -> Any:
+        """A dotted key's value: ``keepbench.compressors`` is the block's ``compressors``."""
+        head, *rest = path.split(".")
+        value = self.value(head)
+        for part in rest:
+            value = getattr(value, part)
+        return value
 
     def corpus(self, name: str) -> CorpusSpec:
         try:
@@ -164,22 +161,16 @@ def _corpus(c: Checker, name: str, raw: Any) -> CorpusSpec:
     return CorpusSpec(name=name, source=source, loader=loader, path=path, splits=split_tuple)
 
 
-def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
-    """The ``reader`` block; ``max_new_tokens`` must give each of ``probes`` a budget."""
+def _reader(c: Checker, raw: Any) -> ReaderSpec:
+    """The ``reader`` block; which names ``max_new_tokens`` may hold is the benchmark's check
+    (TPBench's ``probes`` block), here each budget is a positive integer."""
     default = ReaderSpec()
     raw = c.mapping(raw, spec_keys(ReaderSpec), "reader")
-    new_tokens: dict[str, Any] = {}
-    raw_tokens = c.typed(
-        raw.get("max_new_tokens", default.max_new_tokens), dict, "reader.max_new_tokens"
-    )
-    for key, value in raw_tokens.items():
-        probe = probe_name(c, key, f"reader.max_new_tokens.{key}")
-        if probe in new_tokens:
-            raise c.fail(f"reader.max_new_tokens.{key}", f"{probe} given twice")
-        new_tokens[probe] = c.positive(value, f"reader.max_new_tokens.{key}")
-    for probe in probes:
-        if probe not in new_tokens:
-            raise c.fail(f"reader.max_new_tokens.{probe}", "missing")
+    raw_tokens = c.typed(raw.get("max_new_tokens") or {}, dict, "reader.max_new_tokens")
+    new_tokens = {
+        str(key): c.positive(value, f"reader.max_new_tokens.{key}")
+        for key, value in raw_tokens.items()
+    }
 
     def get(key: str) -> Any:
         return raw.get(key, getattr(default, key))
@@ -206,7 +197,7 @@ def _reader(c: Checker, raw: Any, probes: tuple[str, ...]) -> ReaderSpec:
         batch_size=c.positive(get("batch_size"), "reader.batch_size"),
         decode_mode=mode,
         max_input_tokens=c.positive(get("max_input_tokens"), "reader.max_input_tokens"),
-        max_new_tokens={p: new_tokens[p] for p in PIPELINE_PROBES if p in new_tokens},
+        max_new_tokens=new_tokens,
         base_url=c.optional_str(get("base_url"), "reader.base_url"),
         concurrency=c.positive(get("concurrency"), "reader.concurrency"),
         max_retries=c.positive(get("max_retries"), "reader.max_retries", minimum=0),
@@ -234,10 +225,73 @@ def _method_params(c: Checker, raw: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True)
+class ParamBlock(Generic[T]):
+    """A top-level ``params.yaml`` key a benchmark owns: how to parse it and a typed accessor.
+
+    ``parse(checker, raw, params)`` gets the key's raw value (None when absent) and the params
+    parsed so far (the shared keys, then the blocks registered before it) and returns the
+    block's value. ``settle(checker, params)``, when given, runs once every block is parsed and
+    returns ``params`` completed or checked against this block (TPBench's ``probes`` fills and
+    checks ``reader.max_new_tokens``).
+    """
+
+    key: str
+    parse: Callable[[Checker, Any, Params], T]
+    settle: Callable[[Checker, Params], Params] | None = None
+    # Source paths under src/compressbench parsing it reads: code of every stage (BASE_CODE).
+    code: tuple[str, ...] = ()
+
+    def of(self, params: Any) -> T:
+        """This block's value in ``params`` (a :class:`Params` or a stage's view of one)."""
+        return cast(T, params.block(self.key))
+
+
+_blocks: list[ParamBlock[Any]] = []
+_blocks_loaded = False
+
+
+def register_blocks(*blocks: ParamBlock[Any]) -> None:
+    """Add parameter blocks (a block parses after those registered before it)."""
+    for block in blocks:
+        if block.key in shared_keys() or any(b.key == block.key for b in _blocks):
+            raise ValueError(f"params.yaml key {block.key!r} registered twice")
+        _blocks.append(block)
+
+
+def param_blocks() -> list[ParamBlock[Any]]:
+    """Every registered block: those the ``compressbench.param_blocks`` entry points name (in
+    entry-point name order), then any registered in process."""
+    global _blocks_loaded
+    if not _blocks_loaded:
+        _blocks_loaded = True
+        from importlib.metadata import entry_points
+
+        known = {b.key for b in _blocks}
+        points = sorted(entry_points(group=BLOCK_GROUP), key=lambda p: p.name)
+        loaded = [b for point in points for b in point.load() if b.key not in known]
+        _blocks[:0] = loaded
+    return list(_blocks)
+
+
+def shared_keys() -> tuple[str, ...]:
+    """The top-level keys this module parses itself."""
+    return tuple(f.name for f in dataclasses.fields(Params) if f.name not in ("blocks", "source"))
+
+
+def param_keys() -> tuple[str, ...]:
+    """Every top-level ``params.yaml`` key: the shared ones, then the registered blocks'."""
+    return (*shared_keys(), *(b.key for b in param_blocks()))
+
+
+def _plain(value: Any) -> Any:
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+
+
 def parse_params(raw: Any, source: str = "params.yaml") -> Params:
     """Validate a loaded params mapping into :class:`Params`."""
     c = Checker(source)
-    raw = c.mapping(raw, [k for k in spec_keys(Params) if k != "source"], "(top level)")
+    raw = c.mapping(raw, list(param_keys()), "(top level)")
     for key in ("corpora", "datasets", "methods"):
         if key not in raw:
             raise c.fail(key, "missing")
@@ -252,46 +306,31 @@ def parse_params(raw: Any, source: str = "params.yaml") -> Params:
                 f"datasets[{i}]",
                 f"{name!r} is not defined under corpora (defined: {', '.join(corpora)})",
             )
-    probes = parse_probes(c, raw.get("probes"))
-    ratios = c.ratios(raw.get("ratios", [0.3]), "ratios")
-    p3_ratio = c.ratio(raw.get("p3_ratio", 0.3), "p3_ratio")
-    if "P3" in probes and p3_ratio not in ratios:
-        raise c.fail(
-            "p3_ratio",
-            f"P3 is built only at p3_ratio, which must be one of ratios "
-            f"({', '.join(map(str, ratios))}); got {p3_ratio}",
-        )
-    seeds = c.items(raw.get("seeds", [42]), int, "seeds")
     params = Params(
         corpora=corpora,
         datasets=datasets,
-        probes=probes,
-        seeds=seeds,
-        ratios=ratios,
-        p3_ratio=p3_ratio,
+        seeds=c.items(raw.get("seeds", [42]), int, "seeds"),
+        ratios=c.ratios(raw.get("ratios", [0.3]), "ratios"),
         n_per_cell=c.positive(raw.get("n_per_cell", 200), "n_per_cell"),
         methods=c.items(raw["methods"], str, "methods"),
         render=c.choice(raw.get("render", "published"), RENDERS, "render"),
-        reader=_reader(c, raw.get("reader"), probes),
+        reader=_reader(c, raw.get("reader")),
         method_params=_method_params(c, raw.get("method_params")),
-        retention=parse_retention(c, raw.get("retention")),
-        scoring=parse_scoring(c, raw.get("scoring")),
         tracking=_tracking(c, raw.get("tracking")),
-        deletions=parse_deletions(c, raw.get("deletions"), seeds),
-        judge=parse_judge(raw.get("judge"), source),
-        keepbench=parse_keepbench(raw.get("keepbench"), source),
         source=source,
     )
+    blocks = param_blocks()
+    for block in blocks:
+        value = block.parse(c, raw.get(block.key), params)
+        params = dataclasses.replace(params, blocks={**params.blocks, block.key: value})
     # Method names and method_params against the registry (imported here: it is light, but
     # importing config alone should not load every method family).
     from compressbench.compress.registry import check_methods
 
-    check_methods(
-        params.methods,
-        params.method_params,
-        retention_methods=params.retention.methods,
-        source=source,
-    )
+    check_methods(params.methods, params.method_params, source=source)
+    for block in blocks:
+        if block.settle is not None:
+            params = block.settle(c, params)
     return params
 
 

@@ -112,7 +112,7 @@ def test_the_view_refuses_undeclared_keys(tmp_path: Path) -> None:
     with pytest.raises(UndeclaredParamError, match="'corpora'"):
         view.corpus("builtin")  # a Params method reads through the view
     assert ParamsView(params, ("corpora",), "c").corpus("builtin") == params.corpus("builtin")
-    assert set(dataclasses.asdict(view)) == {"reader", "render"}  # type: ignore[call-overload]
+    assert set(view.as_dict()) == {"reader", "render"}
     narrower = ParamsView(view, ("render", "methods"), "inner")  # a view of a view: intersection
     with pytest.raises(UndeclaredParamError):
         _ = narrower.methods

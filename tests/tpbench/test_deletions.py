@@ -24,6 +24,7 @@ from compressbench.tpbench.deletions import (
     plan_controls,
     probe_plan,
 )
+from compressbench.tpbench.pipeline_spec import DELETIONS
 from compressbench.tpbench.released import read_released, released_probes
 from compressbench.tpbench.transitions import evidence_turns
 from support.params import pipeline_params
@@ -233,9 +234,9 @@ def _raw(**deletions: Any) -> dict[str, Any]:
 
 def test_the_deletions_block_is_validated() -> None:
     params = parse_params(_raw(), "p.yaml")
-    assert params.deletions.enabled and params.deletions.max_new_tokens == 128
-    assert params.deletions.sample_seed(params.seeds) == 42
-    assert parse_params(_raw(seed=43), "p.yaml").deletions.sample_seed((42, 43)) == 43
+    assert DELETIONS.of(params).enabled and DELETIONS.of(params).max_new_tokens == 128
+    assert DELETIONS.of(params).sample_seed(params.seeds) == 42
+    assert DELETIONS.of(parse_params(_raw(seed=43), "p.yaml")).sample_seed((42, 43)) == 43
     cases = {
         "deletions.seed": {"seed": 44},
         "deletions.enabled": {"enabled": "yes"},

@@ -24,6 +24,7 @@ from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
 from compressbench.readers.structured import NOT_JSON
 from compressbench.tpbench.judge.prompt import CORE_GOALS, prompt_sha256
 from compressbench.tpbench.judge.verdict_file import read_verdicts
+from compressbench.tpbench.pipeline_spec import JUDGE
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import load_verdicts
 from compressbench.tracking import read_pipeline_runs
@@ -73,7 +74,7 @@ def cell_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_disabled_writes_a_not_judged_row_and_asks_nobody(cell_dir: Path) -> None:
     _scores()
     params = _params(cell_dir)
-    assert params.judge.enabled is False  # the default
+    assert JUDGE.of(params).enabled is False  # the default
     with VerdictProxy(None, NEVER) as proxy:
         params = _params(cell_dir, base_url=proxy.url)
         out = stages.stage_judge(params, *CELL)

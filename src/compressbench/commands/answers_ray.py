@@ -27,10 +27,11 @@ def _positive_float(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from compressbench.config import load_params
+    from compressbench.pipeline.declare import check_cell
     from compressbench.scale.ray_answers import run_answers
 
     params = load_params(args.params)
-    params.check_cell(args.dataset, args.method, args.ratio)
+    check_cell(params, {"dataset": args.dataset, "method": args.method, "ratio": args.ratio})
     cells = [
         (d, m, r)
         for d in params.datasets

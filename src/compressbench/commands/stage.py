@@ -17,6 +17,7 @@ from compressbench.commands._args import ratio
 from compressbench.commands.worker import ENV_IN_WORKER, forward
 from compressbench.config import load_params
 from compressbench.errors import InputError
+from compressbench.pipeline.declare import check_cell
 from compressbench.pipeline.stage_deps import cell_deps
 from compressbench.stages import STAGES, declaration
 from compressbench.tracking.data_version import stage_deps
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         values.append(value)
     params = load_params(args.params)
     cell = dict(zip(decl.over, values, strict=True))
-    params.check_cell(**cell)
+    check_cell(params, cell)
     if decl.worker and params.reader.worker and os.environ.get(ENV_IN_WORKER) != "1":
         options = [f"--{key}={value}" for key, value in cell.items()]
         return forward(["stage", args.stage, "--params", args.params, *options])

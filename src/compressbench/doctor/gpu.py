@@ -163,7 +163,7 @@ def memory_need(ctx: Context) -> Need:
         batch, tokens = 1, spec.n_ctx
     else:
         batch = spec.batch_size if spec.backend == "hf" else 1
-        answer = max((spec.max_new_tokens.get(p, 0) for p in ctx.params.probes), default=0)
+        answer = max((spec.max_new_tokens.get(p, 0) for p in ctx.params.block("probes")), default=0)
         tokens = spec.max_input_tokens + answer
     kv = (size.kv_per_token or 0) * batch * tokens
     kv_text = f"KV {gib(kv)} for {batch} x {tokens:,} tokens" if size.kv_per_token else "KV n/a"

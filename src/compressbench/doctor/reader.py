@@ -165,7 +165,7 @@ def keep_readers(ctx: Context) -> list[tuple[str | None, ReaderSpec]]:
     from compressbench.compress.registry import get_method
 
     out: list[tuple[str | None, ReaderSpec]] = []
-    for name, params in ctx.params.keepbench.compressors.items():
+    for name, params in ctx.params.block("keepbench").compressors.items():
         method = get_method(name, params)
         found = method.reader_source() if isinstance(method, ReaderSource) else None
         if found is not None:

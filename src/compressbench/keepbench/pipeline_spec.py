@@ -16,8 +16,10 @@
                                 # config is not local (an API-served llm, a Hub checkpoint)
       experiment: compressbench-keepbench   # MLflow experiment of the KEEP runs
 
-Validation names ``params.yaml`` and the dotted field. This module is part of every stage's
-code (``config.py`` reads it), so it checks structure only and imports no KEEP registry;
+Validation names ``params.yaml`` and the dotted field. KEEP-Bench registers the block as
+:data:`KEEPBENCH` (the ``compressbench.param_blocks`` entry point in ``pyproject.toml``);
+stages read it as ``KEEPBENCH.of(params)``. This module is part of every stage's code
+(``config.py`` loads it), so it checks structure only and imports no KEEP registry;
 the KEEP stages check compressor and judge names and their parameters against the
 registries (``keepbench/stages/keep_common.py``).
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from compressbench.config import ParamBlock
 from compressbench.errors import InputError
 
 KEYS = (
@@ -129,3 +132,11 @@ def parse_keepbench(raw: Any, source: str = "params.yaml") -> KeepSpec:
         flops_configs=flops_configs,
         experiment=experiment,
     )
+
+
+KEEPBENCH: ParamBlock[KeepSpec] = ParamBlock(
+    "keepbench",
+    lambda c, raw, _: parse_keepbench(raw, c.source),
+    code=("keepbench/pipeline_spec.py",),
+)
+BLOCKS = (KEEPBENCH,)

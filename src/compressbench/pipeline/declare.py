@@ -20,11 +20,13 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compressbench.config import param_blocks
+from compressbench.errors import InputError
 from compressbench.pipeline.params_view import PARAM_FIELDS, ParamsView
 
 StageFn = Callable[..., Path]
@@ -42,10 +44,20 @@ MAPPING_LOOPS = frozenset({"compressor"})
 
 def loop_values(params: Any, key: str) -> list[Any]:
     """The values loop key ``key`` runs over in ``params`` (a mapping's keys, in order)."""
-    value = params
-    for part in LOOP_KEYS[key].split("."):
-        value = getattr(value, part)
-    return list(value)
+    return list(params.lookup(LOOP_KEYS[key]))
+
+
+def check_cell(params: Any, cell: Mapping[str, Any]) -> None:
+    """Raise InputError unless each loop key's value in ``cell`` is one ``params`` runs over;
+    the message names the parameter (``keepbench.compressors``) and its allowed values."""
+    for key, value in cell.items():
+        allowed = loop_values(params, key)
+        if value is not None and value not in allowed:
+            raise InputError(
+                f"{value!r} is not in {LOOP_KEYS[key]}; allowed: {', '.join(map(str, allowed))}",
+                file=params.source,
+                field=LOOP_KEYS[key],
+            )
 
 
 def cells_of(over: tuple[str, ...], params: Any) -> list[tuple[Any, ...]]:
@@ -60,7 +72,8 @@ def param_head(key: str) -> str:
 
 # Code every stage runs: the parameter model, errors, JSONL I/O, paths, this runner and the
 # stage registry. config.py checks names against the corpus, reader and method registries, so
-# those packages (and the text helpers they use) are code of every stage too.
+# those packages (and the text helpers they use) are code of every stage too, and it parses the
+# benchmarks' parameter blocks, so their modules are (each block names its own code).
 BASE_CODE: tuple[str, ...] = (
     "config.py",
     "params_check.py",
@@ -75,16 +88,14 @@ BASE_CODE: tuple[str, ...] = (
     "pipeline/declare.py",
     "pipeline/params_view.py",
     "stages.py",
-    "keepbench/pipeline_spec.py",
-    "tpbench/pipeline_spec.py",
-    "tpbench/judge/spec.py",
-    "tpbench/probe_names.py",
+    *dict.fromkeys(c for block in param_blocks() for c in block.code),
 )
 
 # Trained artefacts every stage may load (the method registry builds turning_point, whose default
 # scorer this is), relative to the repository root: read through the base code fingerprint. The
 # stage that writes them (turning_point_scorer) lists its code itself, so it never reads its out.
 BASE_MODELS: tuple[str, ...] = ("models/turning_point/scorer.json",)
+
 
 @dataclass(frozen=True)
 class Out:

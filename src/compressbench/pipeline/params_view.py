@@ -1,10 +1,10 @@
 """What a stage sees of ``params.yaml``: only the top-level keys it declares.
 
 A :class:`ParamsView` has the attribute names of :class:`~compressbench.config.Params`; reading
-an undeclared key raises :class:`UndeclaredParamError`, so a stage cannot depend on a parameter
-that ``dvc.yaml`` does not list for it. Methods of ``Params`` run against the view (so
-``view.corpus(name)`` needs ``corpora``), and ``dataclasses.asdict(view)`` holds the declared
-keys only.
+an undeclared key (a shared field, or a benchmark's block through ``view.block(key)`` and so its
+``ParamBlock.of(view)``) raises :class:`UndeclaredParamError`, so a stage cannot depend on a
+parameter that ``dvc.yaml`` does not list for it. Methods of ``Params`` run against the view (so
+``view.corpus(name)`` needs ``corpora``), and ``view.as_dict()`` holds the declared keys only.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from compressbench.config import Params
+from compressbench.config import Params, param_keys
 
-PARAM_FIELDS: dict[str, dataclasses.Field[Any]] = {
-    f.name: f for f in dataclasses.fields(Params) if f.name != "source"
-}
-"""The top-level ``params.yaml`` keys (``source`` is the file name, not a key)."""
+PARAM_FIELDS: tuple[str, ...] = param_keys()
+"""The top-level ``params.yaml`` keys: the shared ones and every registered block's."""
 
 
 class UndeclaredParamError(RuntimeError):
@@ -42,18 +40,32 @@ class ParamsView:
         object.__setattr__(self, "_keys", keys)
         object.__setattr__(self, "_stage", stage)
 
-    @property
-    def __dataclass_fields__(self) -> dict[str, dataclasses.Field[Any]]:
-        """The declared fields only: ``dataclasses.asdict(view)`` never leaks the others."""
-        return {k: f for k, f in Params.__dataclass_fields__.items() if k in self._keys}
+    def _check(self, name: str) -> None:
+        if name not in self._keys:
+            raise UndeclaredParamError(
+                f"stage {self._stage!r} reads params.yaml key {name!r} but declares only "
+                f"{', '.join(sorted(self._keys)) or 'none'}; add it to its @stage(params=...)"
+            )
+
+    def block(self, key: str) -> Any:
+        """A registered block's value (``ParamBlock.of(view)``), if the stage declares it."""
+        self._check(key)
+        return self._params.block(key)
+
+    def value(self, key: str) -> Any:
+        """A top-level key's value (a shared field or a block), if the stage declares it."""
+        self._check(key)
+        return self._params.value(key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The declared keys only, as plain data."""
+        return {k: v for k, v in self._params.as_dict().items() if k in self._keys}
 
     def __getattr__(self, name: str) -> Any:
+        if name == "blocks":
+            raise AttributeError("a stage reads a block as ParamBlock.of(params)")
         if name in PARAM_FIELDS:
-            if name not in self._keys:
-                raise UndeclaredParamError(
-                    f"stage {self._stage!r} reads params.yaml key {name!r} but declares only "
-                    f"{', '.join(sorted(self._keys)) or 'none'}; add it to its @stage(params=...)"
-                )
+            self._check(name)
             return getattr(self._params, name)
         attr = getattr(type(self._params), name, None)
         if callable(attr):  # a Params method reads through the view

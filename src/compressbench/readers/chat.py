@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-DEFAULT_MAX_INPUT_TOKENS = 7168
+from compressbench.readers.defaults import DEFAULT_MAX_INPUT_TOKENS as DEFAULT_MAX_INPUT_TOKENS
 
 
 def has_chat_template(tokenizer: Any) -> bool:

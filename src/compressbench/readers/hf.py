@@ -26,6 +26,7 @@ from compressbench.readers.decode_modes import (
     StaticCachePool,
     get_decode_mode,
 )
+from compressbench.readers.defaults import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
 from compressbench.readers.env import cuda_peak_memory
 from compressbench.readers.fingerprint import FingerprintCache, loaded_revision
 from compressbench.readers.postprocess import from_exception, from_text
@@ -33,8 +34,6 @@ from compressbench.readers.press_hook import PressHook
 from compressbench.readers.smollm import MODEL_NAME
 
 # The defaults of ``reader.attn_implementation`` / ``reader.batch_size`` (config.ReaderSpec too).
-DEFAULT_ATTN_IMPLEMENTATION = "eager"
-DEFAULT_BATCH_SIZE = 1
 
 log = logging.getLogger(__name__)
 

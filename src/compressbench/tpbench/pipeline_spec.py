@@ -9,17 +9,21 @@ retention and deletion experiments.
     deletions: {enabled: true, seed: null, max_new_tokens: 128, max_probes: null}
 
 ``config.py`` validates the blocks both benchmarks share (corpora, datasets, reader, methods,
-tracking) and calls these for TPBench's, as it calls :mod:`compressbench.keepbench.pipeline_spec`
-for KEEP-Bench's. Part of every stage's code (``config.py`` reads it): it imports no registry.
+tracking); TPBench registers these keys as :data:`BLOCKS` (the ``compressbench.param_blocks``
+entry point in ``pyproject.toml``), with the P1 judge's (:mod:`compressbench.tpbench.judge.spec`);
+stages read them through the typed accessors (``RETENTION.of(params)``). Part of every stage's
+code (``config.py`` loads it): it imports no registry at module level.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from compressbench.config import ParamBlock, Params
 from compressbench.params_check import Checker, spec_keys
+from compressbench.tpbench.judge.spec import JudgeSpec, parse_judge
 from compressbench.tpbench.probe_names import PIPELINE_PROBES, canonical_probe
 
 ABSTAIN_RULES = ("published", "json_literal")
@@ -89,3 +93,65 @@ def parse_deletions(c: Checker, raw: Any, seeds: tuple[int, ...]) -> DeletionsSp
         max_new_tokens=c.positive(raw.get("max_new_tokens", 128), "deletions.max_new_tokens"),
         max_probes=c.optional_positive(raw.get("max_probes"), "deletions.max_probes"),
     )
+
+
+# reader.max_new_tokens when params.yaml gives none: the paper's Llama answer budgets (spec §6).
+DEFAULT_MAX_NEW_TOKENS: dict[str, int] = {"P1": 96, "P2": 96, "P3": 128}
+
+
+def settle_max_new_tokens(c: Checker, params: Params) -> Params:
+    """``reader.max_new_tokens`` keyed by canonical probe names (default:
+    :data:`DEFAULT_MAX_NEW_TOKENS`), one for each of ``probes``."""
+    tokens: dict[str, int] = {}
+    for key, value in (params.reader.max_new_tokens or DEFAULT_MAX_NEW_TOKENS).items():
+        probe = probe_name(c, key, f"reader.max_new_tokens.{key}")
+        if probe in tokens:
+            raise c.fail(f"reader.max_new_tokens.{key}", f"{probe} given twice")
+        tokens[probe] = value
+    for probe in PROBES.of(params):
+        if probe not in tokens:
+            raise c.fail(f"reader.max_new_tokens.{probe}", "missing")
+    ordered = {p: tokens[p] for p in PIPELINE_PROBES if p in tokens}
+    return replace(params, reader=replace(params.reader, max_new_tokens=ordered))
+
+
+def parse_p3_ratio(c: Checker, raw: Any, params: Params) -> float:
+    """``p3_ratio`` (default 0.3): the one ratio P3 is built at, so one of ``ratios``."""
+    p3_ratio = c.ratio(0.3 if raw is None else raw, "p3_ratio")
+    if "P3" in PROBES.of(params) and p3_ratio not in params.ratios:
+        raise c.fail(
+            "p3_ratio",
+            f"P3 is built only at p3_ratio, which must be one of ratios "
+            f"({', '.join(map(str, params.ratios))}); got {p3_ratio}",
+        )
+    return p3_ratio
+
+
+def check_retention_methods(c: Checker, params: Params) -> Params:
+    """Every ``retention.methods`` name against the method registry."""
+    from compressbench.compress.registry import check_method
+
+    for i, name in enumerate(RETENTION.of(params).methods or ()):
+        check_method(name, f"retention.methods[{i}]", c.source)
+    return params
+
+
+CODE = ("tpbench/pipeline_spec.py", "tpbench/probe_names.py", "tpbench/judge/spec.py")
+PROBES: ParamBlock[tuple[str, ...]] = ParamBlock(
+    "probes", lambda c, raw, _: parse_probes(c, raw), settle_max_new_tokens, CODE
+)
+P3_RATIO: ParamBlock[float] = ParamBlock("p3_ratio", parse_p3_ratio, code=CODE)
+SCORING: ParamBlock[ScoringSpec] = ParamBlock(
+    "scoring", lambda c, raw, _: parse_scoring(c, raw), code=CODE
+)
+RETENTION: ParamBlock[RetentionSpec] = ParamBlock(
+    "retention", lambda c, raw, _: parse_retention(c, raw), check_retention_methods, CODE
+)
+DELETIONS: ParamBlock[DeletionsSpec] = ParamBlock(
+    "deletions", lambda c, raw, p: parse_deletions(c, raw, p.seeds), code=CODE
+)
+JUDGE: ParamBlock[JudgeSpec] = ParamBlock(
+    "judge", lambda c, raw, _: parse_judge(raw, c.source), code=CODE
+)
+BLOCKS = (PROBES, P3_RATIO, SCORING, RETENTION, DELETIONS, JUDGE)
+"""TPBench's top-level keys, in parse order (``p3_ratio`` reads ``probes``)."""

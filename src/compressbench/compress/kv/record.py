@@ -6,13 +6,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from compressbench.readers.defaults import DEFAULT_MAX_INPUT_TOKENS as DEFAULT_MAX_INPUT_TOKENS
+
 BUDGET_UNIT = "kv_cache_entries"
 # ``context_shared``: ``context_only``'s computation, with a context prefilled and compressed once
 # and its cache copied for every prompt that has the same context (every probe of a dialogue);
 # a label of its own, though each answer equals ``context_only``'s (tests/compress/test_kv_batched).
 MODES = ("context_only", "full_prompt", "context_shared")
 DEFAULT_QUESTION_MARKER = "\n\nQuestion:"
-DEFAULT_MAX_INPUT_TOKENS = 7168
 
 
 def check_mode(mode: str) -> str:

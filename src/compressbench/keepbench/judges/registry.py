@@ -13,6 +13,7 @@ from typing import Any
 from compressbench.keepbench.judges.judge import KeepJudge, LLMBackend
 from compressbench.keepbench.judges.lexical import LexicalBackend
 from compressbench.keepbench.prompts.templates import load_prompts
+from compressbench.readers.defaults import DEFAULT_MAX_INPUT_TOKENS
 from compressbench.registry import Registry
 
 JudgeFactory = Callable[..., KeepJudge]
@@ -81,7 +82,7 @@ def hf_judge(
     model: str | None = None,
     dtype: str = "float32",
     device: str = "auto",
-    max_input_tokens: int = 7168,
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     batch_size: int = 1,
     max_tokens: int = 64,
     retries: int = 2,

@@ -9,6 +9,7 @@ from typing import Any
 from compressbench.jsonl import write_jsonl
 from compressbench.keepbench.cases import SUBSETS, case_to_dict
 from compressbench.keepbench.loader import evaluation_cases, load_cases
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
 from compressbench.pipeline.declare import stage
 
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 def stage_keep_cases(params: Any) -> Path:
     """Load the KEEP-Bench cases (built-in sample, a local file, or the release) and write the
     evaluation cases (demonstrations excluded), at most ``max_per_subset`` per subset."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     cases = evaluation_cases(load_cases(spec.cases))
     if spec.max_per_subset is not None:
         kept: dict[str, int] = {}

@@ -12,6 +12,7 @@ from compressbench.jsonl import write_json, write_jsonl
 from compressbench.keepbench.compressors.base import keep_source
 from compressbench.keepbench.compressors.family import check_keep_method, keep_method
 from compressbench.keepbench.flops_accounting import cell_flops
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.rate import count_tokens
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases
@@ -109,7 +110,7 @@ def stage_keep_compressed(params: Any, compressor: str) -> Path:
     """Compress every case with one compressor of ``keepbench`` at every budget scale; model
     outputs and extractive compressions go through the answer cache, so a killed run resumes.
     Each row carries o200k token counts (Rate) and the case's estimated FLOPs."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     name = compressor
     check_keep_method(
         name, spec.compressors[name], source=params.source, field="keepbench.compressors"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import read_jsonl, write_json
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.report.metrics import cell_summary, score_rows
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases, read_json
@@ -56,7 +57,7 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
 def stage_keep_metrics(params: Any) -> Path:
     """Score every (compressor, budget scale) cell from its verdicts; write the compact
     metrics and every number, and log one MLflow run per (compressor, budget, judge)."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     cases = {c.case_id: c for c in read_cases()}
     cells = []
     for name, scale in spec.cells():

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
 from compressbench.tracking import DatasetFile, log_cell, start_pipeline_run
 
@@ -33,7 +34,7 @@ def _flat_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
 def log_keep_cells(params: Any, cells: Sequence[Mapping[str, Any]]) -> None:
     """``cells``: one mapping per cell with ``compressor``, ``budget_scale``, ``judge``,
     ``summary``, ``compressed_stats``, ``verdict_stats`` and ``case_rows``."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     with start_pipeline_run(
         "keepbench",
         {"keepbench": dataclasses.asdict(spec)},

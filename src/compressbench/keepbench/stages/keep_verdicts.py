@@ -11,6 +11,7 @@ from typing import Any
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.keepbench.judges.calls import JudgeInput
 from compressbench.keepbench.judges.registry import check_judge, get_judge
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.pipeline import paths
@@ -40,7 +41,7 @@ def stage_keep_verdicts(params: Any, compressor: str) -> Path:
     """Judge one compressor's compressed cases proposition by proposition with
     ``keepbench.judge``, at every budget scale; LLM verdicts are cached like answers (a killed
     run resumes, a rerun asks nothing again)."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     check_judge(spec.judge, spec.judge_params, source=params.source, field="keepbench.judge")
     cases = {c.case_id: c for c in read_cases()}
     judge = get_judge(spec.judge, **spec.judge_params)

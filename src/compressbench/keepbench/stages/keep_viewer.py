@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import read_jsonl
+from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.keepbench.viewer.cases import OutputRows, build_keep_cases
@@ -38,7 +39,7 @@ def stage_keep_viewer(params: Any) -> Path:
     """Write the KEEP-Bench case viewer: per case the query, the source context, and each
     compressor's output with every evidence proposition kept or lost, the judge's verdict and
     reason; filters by subset, compressor and outcome."""
-    spec = params.keepbench
+    spec = KEEPBENCH.of(params)
     outputs = []
     for name in spec.compressors:
         for scale in spec.budgets:

@@ -10,6 +10,7 @@ from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline.reader_factory import build_reader
 from compressbench.readers.base import ChatRequest
 from compressbench.readers.failures import check_model_calls
+from compressbench.tpbench.pipeline_spec import DELETIONS
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import (
     answer_schema,
@@ -66,7 +67,7 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
             id=deletion_request_id(row),
             system=row["prompt_system"],
             user=row["prompt_user"],
-            max_new_tokens=params.deletions.max_new_tokens,
+            max_new_tokens=DELETIONS.of(params).max_new_tokens,
             response_schema=answer_schema(params.reader, "P2"),  # deletions probe P2 only
         )
         for row in contexts

@@ -14,6 +14,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.tpbench.deletion_summary import summarize
+from compressbench.tpbench.pipeline_spec import DELETIONS, SCORING
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
@@ -44,13 +45,13 @@ def stage_deletion_scores(params: Params, dataset: str) -> Path:
     with Wilson intervals and, per paired comparison, the flips and exact McNemar tests.
     Logged to MLflow (stage ``deletion_scores@<dataset>``) unless there is nothing to log.
     """
-    corrected = params.scoring.abstain == "json_literal"
+    corrected = SCORING.of(params).abstain == "json_literal"
     answers = paths.fill(paths.DELETION_ANSWERS, dataset)
     rows = [
         {**row, **score_answer(row, corrected_abstain=corrected)} for row in read_jsonl(answers)
     ]
     write_jsonl(paths.fill(paths.DELETION_SCORES, dataset), rows)
-    seed = params.deletions.sample_seed(params.seeds)
+    seed = DELETIONS.of(params).sample_seed(params.seeds)
     summary = summarize(rows, dataset=dataset, seed=seed)
     out = paths.fill(paths.DELETION_SUMMARY, dataset)
     write_json(out, summary)
@@ -109,8 +110,8 @@ def log_deletions(
         {
             "dataset": dataset,
             "seed": summary["seed"],
-            "deletions": dataclasses.asdict(params.deletions),
-            "scoring": dataclasses.asdict(params.scoring),
+            "deletions": dataclasses.asdict(DELETIONS.of(params)),
+            "scoring": dataclasses.asdict(SCORING.of(params)),
         },
         tracking_uri=params.tracking.uri,
         experiment=params.tracking.experiment,

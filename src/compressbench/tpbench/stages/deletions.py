@@ -9,6 +9,7 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.tpbench.deletion_contexts import deletion_contexts
+from compressbench.tpbench.pipeline_spec import DELETIONS, P3_RATIO
 from compressbench.tpbench.probes import read_probes
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import PROBE_FIELDS
@@ -21,7 +22,7 @@ def deletion_ratio(params: Params) -> float:
     """The probes file the experiment reads: ``p3_ratio`` when it is one of ``ratios`` (the
     paper's r = 0.30 sets), else the first ratio. Full-context P2 probes are the same sample
     with the same turns at every ratio; only their ``ratio`` field differs."""
-    return params.p3_ratio if params.p3_ratio in params.ratios else params.ratios[0]
+    return P3_RATIO.of(params) if P3_RATIO.of(params) in params.ratios else params.ratios[0]
 
 
 @stage(
@@ -48,15 +49,15 @@ def stage_deletions(params: Params, dataset: str) -> Path:
     the first probes of the sample.
     """
     out = paths.fill(paths.DELETION_CONTEXTS, dataset)
-    seed = params.deletions.sample_seed(params.seeds)
+    seed = DELETIONS.of(params).sample_seed(params.seeds)
     source = paths.probes_file(dataset, deletion_ratio(params))
     rows: list[dict[str, Any]] = []
     probes = unmatched = 0
-    if params.deletions.enabled:
+    if DELETIONS.of(params).enabled:
         for probe in read_probes(source):
             if probe.probe_type != "P2" or probe.seed != seed:
                 continue
-            if probes == params.deletions.max_probes:  # the first ones, in sampled order
+            if probes == DELETIONS.of(params).max_probes:  # the first ones, in sampled order
                 break
             plan, contexts = deletion_contexts(probe, file=str(source))
             probes += 1

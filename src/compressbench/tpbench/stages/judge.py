@@ -20,6 +20,7 @@ from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline.paths import answer_cache
 from compressbench.tpbench.judge.verdict_file import not_judged
+from compressbench.tpbench.pipeline_spec import JUDGE
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
 
@@ -44,7 +45,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
     the run logged to MLflow); otherwise write the one "not judged" row, which the report
     reads as "not judged"."""
     out = paths.fill(paths.VERDICTS, dataset, method, ratio)
-    if not params.judge.enabled:
+    if not JUDGE.of(params).enabled:
         write_jsonl(out, not_judged("judge.enabled is false"))
         return out
     from compressbench.readers.cache import AnswerCache
@@ -65,7 +66,7 @@ def stage_judge(params: Params, dataset: str, method: str, ratio: float) -> Path
         log.warning("judge %s: no P1 answers in %s; nothing to judge", out, scores)
         write_jsonl(out, not_judged(f"no P1 answers in {scores.as_posix()}"))
         return out
-    spec = params.judge
+    spec = JUDGE.of(params)
     judge = build_judge(
         spec.model,
         base_url=spec.base_url,

@@ -13,6 +13,7 @@ from compressbench.errors import InputError
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
+from compressbench.tpbench.pipeline_spec import JUDGE, P3_RATIO
 from compressbench.tpbench.report.decode_modes import decode_mode_label
 from compressbench.tpbench.report.kind_rules import KIND_RULES
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
@@ -134,7 +135,7 @@ def stage_report(params: Params) -> Path:
             "methods": params.methods,
             "ratios": params.ratios,
             "seeds": params.seeds,
-            "p3_ratio": params.p3_ratio,
+            "p3_ratio": P3_RATIO.of(params),
         },
         tracking_uri=params.tracking.uri,
         experiment=params.tracking.experiment,
@@ -145,7 +146,7 @@ def stage_report(params: Params) -> Path:
             datasets=params.datasets,
             methods=params.methods,
             ratios=params.ratios,
-            main_ratio=params.p3_ratio,
+            main_ratio=P3_RATIO.of(params),
             seeds=params.seeds,
             reader=reader,
             default_reader=is_smoke_reader(str(stats["model_id"])),
@@ -160,7 +161,7 @@ def stage_report(params: Params) -> Path:
             },
             deletion_rows={d: deletion_rows(d) for d in params.datasets},
             verdicts=load_verdicts(params.datasets, params.methods, params.ratios),
-            judge=judge_name(params.judge),
+            judge=judge_name(JUDGE.of(params)),
             runs=runs,
             run_notes=[*notes, f"this report: MLflow run `{run.run_id}`"],
             viewer=VIEWER_FILE.relative_to(paths.REPORT_FILE.parent).as_posix()

@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from compressbench.config import Params
 from compressbench.jsonl import write_json
 from compressbench.pipeline.reader_factory import build_reader
+from compressbench.tpbench.pipeline_spec import RETENTION
 from compressbench.tpbench.retention import retention_rows
 from compressbench.tpbench.retention_log import RetentionLog
 from compressbench.tpbench.retention_reader import LazyReader
@@ -75,11 +76,11 @@ def stage_retention(params: Params, dataset: str) -> Path:
     Outcomes go to a resumable log (``paths.retention_log``) as they are measured, so a
     killed run resumes where it stopped and a rerun reuses every unchanged measurement.
     """
-    methods = list(params.retention.methods or params.methods)
+    methods = list(RETENTION.of(params).methods or params.methods)
     rows = retention_rows(
         read_corpus(dataset),
         methods,
-        params.retention.ratios,
+        RETENTION.of(params).ratios,
         **retention_setup(params),
         log=RetentionLog(paths.retention_log(dataset)),
         progress=lambda it: tqdm(it, desc=f"retention {dataset}", unit="dlg", disable=None),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.tpbench.pipeline_spec import SCORING
 from compressbench.tpbench.report.aggregate import compact, probe_means
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tpbench.stages import paths
@@ -31,7 +32,7 @@ def stage_scores(params: Params, dataset: str, method: str, ratio: float) -> Pat
     metrics file, one row per cell in ``dvc metrics show``.
     """
     cell = paths.CellFiles(dataset, method, ratio)
-    corrected = params.scoring.abstain == "json_literal"
+    corrected = SCORING.of(params).abstain == "json_literal"
     rows = [
         {**row, **score_answer(row, corrected_abstain=corrected)}
         for row in read_jsonl(cell.answers)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from compressbench.config import shared_keys
 from compressbench.pipeline import declare
 from compressbench.pipeline.declare import StageFn
-from compressbench.pipeline.params_view import PARAM_FIELDS
+from compressbench.tpbench.pipeline_spec import BLOCKS, JUDGE
 
 # TPBench's probe types (samplers, golds, prompts' questions, scorers) and the modules they read:
 # code of every stage that samples, asks or scores probes.
@@ -24,7 +25,7 @@ PROBE_TYPE_CODE: tuple[str, ...] = (
 )
 
 # Every params.yaml key TPBench reads (KEEP-Bench's block and the P1 judge's have their own stages).
-TPBENCH_PARAMS: tuple[str, ...] = tuple(k for k in PARAM_FIELDS if k not in ("keepbench", "judge"))
+TPBENCH_PARAMS: tuple[str, ...] = (*shared_keys(), *(b.key for b in BLOCKS if b is not JUDGE))
 
 # Code every TPBench stage reads besides the engine's base code: its path templates, this module.
 STAGE_CODE: tuple[str, ...] = ("tpbench/stages/paths.py", "tpbench/stages/shared.py")

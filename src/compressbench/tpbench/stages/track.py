@@ -12,6 +12,7 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl
+from compressbench.tpbench.pipeline_spec import RETENTION
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_table import answer_table
 from compressbench.tpbench.stages.paths import CellFiles
@@ -92,8 +93,7 @@ def _log_group(parent: Any, params: Params, group: CellGroup, contexts: list[dic
 
 def log_to_mlflow(params: Params, groups: Sequence[CellGroup]) -> None:
     """One parent run for the whole grid, one child run per group (contexts read once)."""
-    run_params = dataclasses.asdict(params)
-    run_params.pop("source", None)
+    run_params = params.as_dict()
     contexts: dict[Path, list[dict]] = {}
     with start_pipeline_run(
         "tpbench",
@@ -115,7 +115,7 @@ def log_retention(
     """One parent run per retention stage; one child per (dataset, method, ratio)."""
     with start_pipeline_run(
         f"retention {dataset}",
-        {"retention": dataclasses.asdict(params.retention), "methods": list(params.methods)},
+        {"retention": dataclasses.asdict(RETENTION.of(params)), "methods": list(params.methods)},
         tracking_uri=params.tracking.uri,
         experiment=params.tracking.experiment,
         stage=f"retention@{dataset}",

@@ -11,6 +11,7 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl
+from compressbench.tpbench.pipeline_spec import PROBES
 from compressbench.tpbench.probes import ProbeRecord, read_probes
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, stage
@@ -79,7 +80,7 @@ def stage_viewer(params: Params) -> Path:
         cases,
         deletions,
         methods=params.methods,
-        probe_types=params.probes,
+        probe_types=PROBES.of(params),
         datasets=params.datasets,
         ratios=params.ratios,
         reader=reader,
