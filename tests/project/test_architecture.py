@@ -54,6 +54,32 @@ def test_no_import_cycles(graph: ImportGraph) -> None:
     assert graph.cycles() == []
 
 
+def test_no_package_cycles(graph: ImportGraph) -> None:
+    """The graph of top-level packages (config, pipeline, tpbench, ...) is acyclic too."""
+    assert graph.package_cycles() == []
+
+
+def test_a_package_cycle_without_a_module_cycle_is_found(tmp_path: Path) -> None:
+    """``cfg`` -> ``bench.spec``, ``bench.stage`` -> ``engine.run``, ``engine.run`` -> ``cfg``:
+    no module reaches itself, but the packages cfg -> bench -> engine -> cfg do."""
+    pkg = tmp_path / "compressbench"
+    for sub in ("bench", "engine"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text('"""root"""\n')
+    (pkg / "cfg.py").write_text("from compressbench.bench import spec\n")
+    (pkg / "bench" / "spec.py").write_text("X = 1\n")
+    (pkg / "bench" / "stage.py").write_text("from compressbench.engine import run\n")
+    (pkg / "engine" / "run.py").write_text("import compressbench.cfg\n")
+    graph = build_graph(pkg)
+    assert graph.cycles() == []
+    assert graph.package_cycles() == [
+        ["compressbench.bench", "compressbench.cfg", "compressbench.engine"]
+    ]
+    (pkg / "cfg.py").write_text("X = 2\n")  # config points one way: the cycle is gone
+    assert build_graph(pkg).package_cycles() == []
+
+
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_layers_import_only_downwards(graph: ImportGraph, package: str) -> None:
     forbidden = FORBIDDEN[package]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,37 +105,63 @@ class ImportGraph:
 
     def cycles(self) -> list[list[str]]:
         """Strongly connected components with more than one module."""
-        index: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        found: list[list[str]] = []
+        return strongly_connected(sorted(self.files), self.imports_of)
 
-        def visit(v: str) -> None:  # Tarjan's algorithm
-            index[v] = low[v] = len(index)
-            stack.append(v)
-            on_stack.add(v)
-            for w in sorted(self.imports_of(v)):
-                if w not in index:
-                    visit(w)
-                    low[v] = min(low[v], low[w])
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
+    def package_edges(self) -> dict[str, set[str]]:
+        """The graph of top-level packages: ``a -> b`` when a module of ``compressbench.a``
+        imports one of ``compressbench.b`` (a top-level module is a package of its own)."""
+        edges: dict[str, set[str]] = {top_package(m): set() for m in self.files}
+        for module, targets in self.edges.items():
+            edges[top_package(module)] |= {top_package(t) for t in targets}
+        for package, targets in edges.items():
+            targets.discard(package)
+        return edges
 
-        for v in sorted(self.files):
-            if v not in index:
-                visit(v)
-        return found
+    def package_cycles(self) -> list[list[str]]:
+        """Cycles among top-level packages (config -> tpbench -> pipeline -> config), which
+        :meth:`cycles` misses when no single chain of modules closes them."""
+        edges = self.package_edges()
+        return strongly_connected(sorted(edges), lambda p: edges[p])
+
+
+def top_package(module: str) -> str:
+    """``compressbench.tpbench.scoring.parse`` -> ``compressbench.tpbench``."""
+    return ".".join(module.split(".")[:2])
+
+
+def strongly_connected(nodes: Iterable[str], edges: Callable[[str], set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges(v)):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return found
 
 
 def build_graph(root: Path = ROOT) -> ImportGraph:
