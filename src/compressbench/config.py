@@ -285,7 +285,8 @@ def param_keys() -> tuple[str, ...]:
 
 
 def _plain(value: Any) -> Any:
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    is_instance = dataclasses.is_dataclass(value) and not isinstance(value, type)
+    return dataclasses.asdict(value) if is_instance else value
 
 
 def parse_params(raw: Any, source: str = "params.yaml") -> Params:
