@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.text.normalize import normalize_value, value_occurs_in_text
-from compressbench.tpbench.report.answer_kinds import p2_superseded
+from compressbench.tpbench.probe_types.p2 import p2_superseded
 from compressbench.tpbench.stages import paths
 
 Row = Mapping[str, Any]

@@ -12,7 +12,6 @@ import pytest
 from compressbench.errors import InputError
 from compressbench.keepbench.cases import (
     BUDGET_SCALES,
-    SUBSETS,
     budget_for,
     case_from_dict,
     case_to_dict,
@@ -20,6 +19,7 @@ from compressbench.keepbench.cases import (
 )
 from compressbench.keepbench.loader import builtin_cases, demonstration_cases, evaluation_cases
 from compressbench.keepbench.sentences import count_sentences, split_sentences
+from compressbench.keepbench.subsets import SUBSET_NAMES
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def _coverage(prop: str, text: str) -> float:
 def test_sample_has_five_cases_per_subset_and_marked_demonstrations() -> None:
     cases = builtin_cases()
     evaluated = evaluation_cases(cases)
-    for subset in SUBSETS:
+    for subset in SUBSET_NAMES:
         assert sum(c.subset == subset for c in evaluated) >= 5, subset
         demos = demonstration_cases(cases, subset)
         assert len(demos) == 1, subset

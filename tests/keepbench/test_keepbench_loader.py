@@ -15,15 +15,16 @@ import pytest
 from compressbench.errors import InputError
 from compressbench.keepbench.cases import KeepCase, case_to_dict
 from compressbench.keepbench.loader import (
-    PUBLISHED_COUNTS,
-    PUBLISHED_SPLITS,
-    PUBLISHED_TOTAL,
     builtin_cases,
     check_published_counts,
     evaluation_cases,
     load_cases,
 )
 from compressbench.keepbench.release_schema import RELEASE_V0, ReleaseSchema
+from compressbench.keepbench.subsets import PUBLISHED_TOTAL, SUBSETS
+
+PUBLISHED_COUNTS = {s.name: s.published_cases for s in SUBSETS}
+PUBLISHED_SPLITS = {s.name: s.published_split for s in SUBSETS}
 
 
 def _release_row(case: KeepCase) -> dict[str, Any]:

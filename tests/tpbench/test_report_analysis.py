@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from compressbench.analysis import stats
-from compressbench.tpbench.report.answer_kinds import KINDS, P2_RULE, answer_kind, kind_counts
+from compressbench.tpbench.probe_types.p2 import P2
+from compressbench.tpbench.probe_types.p3 import P3, p3_superseded
+from compressbench.tpbench.probe_types.spec import KindRule
+from compressbench.tpbench.report.answer_kinds import KINDS, answer_kind, kind_counts
 from compressbench.tpbench.report.findings import (
     crossovers,
     gaps_to_reference,
@@ -19,7 +22,6 @@ from compressbench.tpbench.report.findings import (
     rank_table,
     ranks,
 )
-from compressbench.tpbench.report.kind_rules import KIND_RULES, p3_superseded
 from compressbench.tpbench.report.retention_reading import (
     by_group,
     by_seed,
@@ -30,6 +32,9 @@ from compressbench.tpbench.report.retention_reading import (
 from compressbench.tpbench.scoring.answers import score_answer
 from compressbench.tpbench.scoring.p2 import score_p2
 from compressbench.tpbench.slot_types import slot_type
+
+assert isinstance(P2.kind_rule, KindRule)
+P2_RULE: KindRule = P2.kind_rule  # P2's answer kinds: strict, superseded by P2-strict's rule
 
 
 def p2(output: str, *, gold: str = "7 pm", old: str = "5 pm", error: str | None = None) -> dict:
@@ -105,7 +110,8 @@ def test_p3_superseded_reads_the_value_segment() -> None:
         }
         return {**row, **score_answer(row)}
 
-    rule = KIND_RULES["P3"]
+    rule = P3.kind_rule
+    assert rule is not None
     assert answer_kind(p3('{"value": "book a table; time: 7 pm"}'), rule) == "correct"
     assert answer_kind(p3('{"value": "book a table; time: 5 pm"}'), rule) == "superseded"
     # the old value outside the value segment is not a superseded answer

@@ -113,7 +113,6 @@ def report_input(cells: dict[str, list[dict]], dataset: str = "builtin") -> Repo
         styles={m: styles.get(m, "content") for m in cells},
         labels={"full_context": "full context", "first_n": "earliest turns"},
         slot_type=slot_type,
-        kind_rules={},
         retention={dataset: None},
         deletions=None,
     )

@@ -188,7 +188,6 @@ def grid(reverse: bool = False, dataset: str = "sgd") -> ReportInput:
         styles={m: "full" if m == "full_context" else "positional" for m in METHODS},
         labels={"full_context": "full context", "first_n": "earliest turns"},
         slot_type=slot_type,
-        kind_rules={},
         retention={dataset: None},
         deletions=None,
     )

@@ -30,7 +30,7 @@ from compressbench.tpbench.report.document import render
 from compressbench.tpbench.report.model import CellData, ReportInput, compute
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.stages import paths
-from compressbench.tpbench.stages.report import FIGURE_FILES, KIND_RULES
+from compressbench.tpbench.stages.report import FIGURE_FILES
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs
 from support.params import RATIO, pipeline_params, sqlite_tracking
 from support.paths import REPO_ROOT
@@ -312,7 +312,6 @@ def test_a_weak_reader_report_warns_first_and_leads_with_retention(
         styles={"full_context": "full", "recency": "positional"},
         labels={},
         slot_type=slot_type,
-        kind_rules=KIND_RULES,
         retention={"builtin": None},
         deletions=None,
     )

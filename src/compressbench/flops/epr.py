@@ -1,7 +1,7 @@
 """Aggregation and Evidence Preservation Return (KEEP-Bench paper §4.1, eq. 11, Table 3).
 
-* Overall All-Rec ``A`` (0-100) is case-weighted over the settings (the published release:
-  900 parallel, 1,364 conditional, 1,010 science, 828 policy = 4,102 cases).
+* Overall All-Rec ``A`` (0-100), case-weighted over the subsets, is an input here: KEEP-Bench
+  defines it once (:func:`compressbench.keepbench.metrics.overall_all_rec`).
 * ``F_bar`` = sum of the per-case (amortised) FLOPs / (10**12 * N), in TFLOPs per case; each
   case is computed before averaging (attention is nonlinear in length).
 * ``EPR = kappa * sqrt(A / F_bar)`` with ``kappa = 6``.
@@ -10,23 +10,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 KAPPA = 6.0
-PUBLISHED_CASES: dict[str, int] = {
-    "parallel": 900,
-    "conditional": 1364,
-    "science": 1010,
-    "policy": 828,
-}
-
-
-def overall_all_rec(per_setting: Mapping[str, tuple[float, int]]) -> float:
-    """Case-weighted All-Rec: ``per_setting`` maps a setting to (All-Rec, number of cases)."""
-    cases = sum(n for _, n in per_setting.values())
-    if cases <= 0:
-        raise ValueError("no cases to weight")
-    return sum(rec * n for rec, n in per_setting.values()) / cases
 
 
 def mean_tflops(per_case_flops: Iterable[float]) -> float:

@@ -53,8 +53,6 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     CONDITIONAL: ("musique",),
     IMBALANCED: ("science", "policy"),
 }
-# The four evaluation subsets of Table 3, in the paper's column order.
-SUBSETS = ("parallel", "conditional", "science", "policy")
 EVIDENCE, CONDITION, DOMINANT, MINORITY = "evidence", "condition", "dominant", "minority"
 ROLES: dict[str, tuple[str, ...]] = {
     PARALLEL: (EVIDENCE,),
@@ -119,7 +117,8 @@ class KeepCase:
 
     @property
     def subset(self) -> str:
-        """Table 3 subset: ``parallel``, ``conditional``, ``science`` or ``policy``."""
+        """Its Table 3 subset (:mod:`compressbench.keepbench.subsets`): the setting, or an
+        imbalanced case's domain."""
         return self.domain if self.setting == IMBALANCED else self.setting
 
     @property

@@ -12,8 +12,8 @@ Sources (``load_cases(source)``):
 Rows are in this project's form (``case_id`` + ``paragraphs``) or in a release layout mapped by
 a :class:`~.release_schema.ReleaseSchema` (``schema="auto"`` picks per row). Every case is
 checked (``cases.check_case``); duplicate ids are refused. When the full release is loaded the
-published subset sizes (900 / 1,364 / 1,010 / 828) and their hop/perspective splits are
-asserted (:func:`check_published_counts`).
+published subset sizes and their hop/perspective splits (each
+:class:`~compressbench.keepbench.subsets.Subset`'s) are asserted (:func:`check_published_counts`).
 """
 
 from __future__ import annotations
@@ -35,24 +35,11 @@ from compressbench.keepbench.release_schema import (
     ReleaseSchema,
     release_row_to_native,
 )
+from compressbench.keepbench.subsets import PUBLISHED_TOTAL, SUBSETS
 
 BUILTIN = "builtin"
 HUB_ID = "uclanlp/KEEP-Bench"
 NATIVE = "native"
-# Table 2 / App. B of the paper: cases per subset and their hop / perspective splits.
-PUBLISHED_COUNTS: dict[str, int] = {
-    "parallel": 900,
-    "conditional": 1364,
-    "science": 1010,
-    "policy": 828,
-}
-PUBLISHED_SPLITS: dict[str, dict[int, int]] = {
-    "parallel": {2: 400, 3: 300, 4: 200},
-    "conditional": {2: 604, 3: 493, 4: 267},
-    "science": {4: 856, 3: 154},
-    "policy": {4: 828},
-}
-PUBLISHED_TOTAL = 4102
 
 Row = tuple[str, str, Mapping[str, Any], tuple[str, str] | None]  # file, record, row, defaults
 
@@ -98,7 +85,7 @@ def evaluation_cases(cases: Sequence[KeepCase]) -> list[KeepCase]:
 
 
 def demonstration_cases(cases: Sequence[KeepCase], subset: str | None = None) -> list[KeepCase]:
-    """Demonstration cases, optionally of one subset (parallel/conditional/science/policy)."""
+    """Demonstration cases, optionally of one subset (a :data:`~.subsets.SUBSETS` name)."""
     return [c for c in cases if c.demonstration and (subset is None or c.subset == subset)]
 
 
@@ -106,27 +93,26 @@ def check_published_counts(cases: Sequence[KeepCase], *, source: str = "") -> No
     """Assert the paper's subset sizes and hop/perspective splits on evaluation cases."""
     evaluated = evaluation_cases(cases)
     counts = Counter(c.subset for c in evaluated)
-    for subset, expected in PUBLISHED_COUNTS.items():
-        if counts.get(subset, 0) != expected:
+    for subset in SUBSETS:
+        if counts.get(subset.name, 0) != subset.published_cases:
             raise InputError(
-                f"{subset}: {counts.get(subset, 0)} cases, the release has {expected} "
-                f"(total {PUBLISHED_TOTAL}); is this the full release?",
+                f"{subset.name}: {counts.get(subset.name, 0)} cases, the release has "
+                f"{subset.published_cases} (total {PUBLISHED_TOTAL}); is this the full release?",
                 file=source or None,
                 field="setting/domain",
             )
-    for subset, split in PUBLISHED_SPLITS.items():
+    for subset in SUBSETS:
         got = Counter(
             c.perspectives if c.setting == IMBALANCED else c.hops
             for c in evaluated
-            if c.subset == subset
+            if c.subset == subset.name
         )
-        if dict(got) != split:
-            field = "num_perspectives" if subset in ("science", "policy") else "num_hops"
+        if dict(got) != dict(subset.published_split):
             raise InputError(
-                f"{subset}: split {dict(sorted(got.items()))}, published "
-                f"{dict(sorted(split.items()))}",
+                f"{subset.name}: split {dict(sorted(got.items()))}, published "
+                f"{dict(sorted(subset.published_split.items()))}",
                 file=source or None,
-                field=field,
+                field=subset.split_field,
             )
 
 

@@ -6,10 +6,12 @@ Per case, with z_p = 1 when the judge says proposition p is preserved:
 - **Para-Rec** = prod over the referent pairs R_q of z_p1 * z_p2 (parallel only);
 - **Cond-Rec** = z_{p_cond} (conditional only).
 
-Each is averaged over its applicable cases and reported in percent. The overall All-Rec is
-weighted by cases (= the mean over all cases; with the paper's subset sizes
-900 / 1,364 / 1,010 / 828 it reproduces Table 3, e.g. Gemma-4-31B 66.8). Rate is a ratio of
-averages: total source tokens / total compressed tokens (o200k_base).
+Each is averaged over its applicable cases and reported in percent; which subsets report
+Para-Rec and Cond-Rec is each :class:`~compressbench.keepbench.subsets.Subset`'s ``recall``.
+The overall All-Rec (:func:`overall_all_rec`, its one definition) is weighted by cases (= the
+mean over all cases; with the subsets' published sizes it reproduces Table 3, e.g.
+Gemma-4-31B 66.8). Rate is a ratio of averages: total source tokens / total compressed tokens
+(o200k_base).
 
 A verdict is ``True`` / ``False`` (or "yes" / "no"); ``None`` (or "error") is a judge call that
 failed after its retries. ``errors="no"`` (default) counts such a proposition as not preserved;
@@ -24,7 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from compressbench.errors import InputError
-from compressbench.keepbench.cases import CONDITIONAL, PARALLEL, SUBSETS, KeepCase
+from compressbench.keepbench.cases import CONDITIONAL, PARALLEL, KeepCase
+from compressbench.keepbench.subsets import SUBSETS, get_subset
 
 Label = bool | str | None
 ERROR_POLICIES = ("no", "exclude")
@@ -133,19 +136,24 @@ def _kept(scores: Iterable[CaseScore], errors: str) -> tuple[list[CaseScore], in
 def subset_metrics(
     scores: Iterable[CaseScore], subset: str, *, errors: str = "no"
 ) -> SubsetMetrics:
-    """All-Rec (and Para-Rec / Cond-Rec where they apply) for one subset."""
+    """All-Rec (and the subset's own recall, Para-Rec or Cond-Rec, where it has one) for one
+    subset."""
     mine = [s for s in scores if s.subset == subset]
     kept, excluded = _kept(mine, errors)
+    own = get_subset(subset).recall
+
+    def recall(key: str) -> float | None:
+        """The subset's own recall ``key`` over the kept cases it applies to (None: not its)."""
+        if own is None or own.key != key:
+            return None
+        return _pct([v for s in kept if (v := getattr(s, key)) is not None])
+
     return SubsetMetrics(
         subset=subset,
         n=len(kept),
         all_rec=_pct([s.all_rec for s in kept]),
-        para_rec=_pct([s.para_rec for s in kept if s.para_rec is not None])
-        if subset == PARALLEL
-        else None,
-        cond_rec=_pct([s.cond_rec for s in kept if s.cond_rec is not None])
-        if subset == CONDITIONAL
-        else None,
+        para_rec=recall("para_rec"),
+        cond_rec=recall("cond_rec"),
         errors=sum(s.errors for s in mine),
         excluded=excluded,
     )
@@ -158,34 +166,17 @@ def metrics_by_subset(
     scores = list(scores)
     present = {s.subset for s in scores}
     return {
-        subset: subset_metrics(scores, subset, errors=errors)
+        subset.name: subset_metrics(scores, subset.name, errors=errors)
         for subset in SUBSETS
-        if subset in present
+        if subset.name in present
     }
 
 
 def overall_all_rec(scores: Iterable[CaseScore], *, errors: str = "no") -> float | None:
-    """Overall All-Rec in percent: the mean over all (kept) cases, i.e. weighted by cases."""
+    """Overall All-Rec in percent: the mean over all (kept) cases, i.e. weighted by cases (its
+    one definition: FLOPs/EPR and the report read it from here). Over the cases of some
+    subsets only, it pools them (Table 10 pools science and policy)."""
     kept, _ = _kept(scores, errors)
-    return _pct([s.all_rec for s in kept])
-
-
-def weighted_overall(values: Mapping[str, float], counts: Mapping[str, int]) -> float:
-    """Case-weighted mean of per-subset values (Table 3's overall A from its four columns)."""
-    missing = sorted(set(values) - set(counts))
-    if missing:
-        raise InputError(f"no case count for subsets {missing}")
-    total = sum(counts[s] for s in values)
-    if total == 0:
-        raise InputError("case counts sum to zero")
-    return sum(values[s] * counts[s] for s in values) / total
-
-
-def pooled_all_rec(
-    scores: Iterable[CaseScore], subsets: Sequence[str], *, errors: str = "no"
-) -> float | None:
-    """All-Rec over several subsets pooled by cases (Table 10 pools science and policy)."""
-    kept, _ = _kept((s for s in scores if s.subset in subsets), errors)
     return _pct([s.all_rec for s in kept])
 
 

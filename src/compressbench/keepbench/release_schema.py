@@ -22,6 +22,7 @@ from compressbench.keepbench.cases import (
     IMBALANCED,
     PARALLEL,
 )
+from compressbench.keepbench.subsets import SUBSETS
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,7 @@ RELEASE_SCHEMAS: dict[str, ReleaseSchema] = {RELEASE_V0.version: RELEASE_V0}
 
 # File stems of a one-file-per-subset release -> (setting, domain) defaults for their rows.
 FILE_SUBSETS: dict[str, tuple[str, str]] = {
-    "parallel": (PARALLEL, "musique"),
-    "conditional": (CONDITIONAL, "musique"),
-    "imbalanced_science": (IMBALANCED, "science"),
-    "imbalanced_policy": (IMBALANCED, "policy"),
-    "science": (IMBALANCED, "science"),
-    "policy": (IMBALANCED, "policy"),
+    stem: (s.setting, s.domain) for s in SUBSETS for stem in s.file_stems
 }
 
 

@@ -1,22 +1,22 @@
 """The paper's Table 3 (KEEP-Bench, arXiv 2610.26827) as data, for the report's comparison rows
-and figure. Per row: the four subsets' (Rate, [Para-Rec | Cond-Rec,] All-Rec) and EPR, plus
-the overall All-Rec (case-weighted over 900/1,364/1,010/828 cases) and the TFLOPs per case
-back-computed as 36*A/EPR**2 (Table 9 is not in the available text; research notes §5).
+and figure. Per row: each subset's columns (``Subset.table_columns``: Rate, [Para-Rec |
+Cond-Rec,] All-Rec) and EPR, plus the overall All-Rec (case-weighted over the subsets'
+published cases) and the TFLOPs per case back-computed as 36*A/EPR**2 (Table 9 is not in
+the available text; research notes §5).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compressbench.keepbench.subsets import SUBSETS
+
 
 @dataclass(frozen=True)
 class PaperRow:
     method: str
     group: str  # dedicated | open | proprietary
-    parallel: tuple[float, float, float]  # rate, Para-Rec, All-Rec
-    conditional: tuple[float, float, float]  # rate, Cond-Rec, All-Rec
-    science: tuple[float, float]  # rate, All-Rec
-    policy: tuple[float, float]  # rate, All-Rec
+    subsets: dict[str, tuple[float, ...]]  # subset -> its Table 3 columns, in order
     epr: float | None
     overall: float
     tflops: float | None
@@ -25,7 +25,15 @@ class PaperRow:
 def _r(
     method: str, group: str, v: tuple[float, ...], epr: float | None, a: float, f: float | None
 ) -> PaperRow:
-    return PaperRow(method, group, v[0:3], v[3:6], v[6:8], v[8:10], epr, a, f)  # type: ignore[arg-type]
+    """A row from the subsets' columns in Table 3 order (``v``), EPR, A and TFLOPs."""
+    by_subset, start = {}, 0
+    for s in SUBSETS:
+        width = len(s.table_columns)
+        by_subset[s.name] = v[start : start + width]
+        start += width
+    if start != len(v):
+        raise ValueError(f"{method}: {len(v)} subset values, Table 3 has {start}")
+    return PaperRow(method, group, by_subset, epr, a, f)
 
 
 PAPER_TABLE3: tuple[PaperRow, ...] = (

@@ -1,10 +1,10 @@
 """``reports/keepbench.md``: this run in the paper's Table 3 layout, FLOPs, errors, reference.
 
 Input: the cells of ``reports/keepbench_full.json`` (the metrics stage). Columns as Table 3
-(per subset Rate, Para-Rec / Cond-Rec, All-Rec; then EPR) plus Table 9's overall All-Rec and
-TFLOPs per case. Bold marks the best and underlining the second best of each preservation
-column and of EPR, as in the paper. A judge that only approximates entailment (``lexical``)
-is labelled as such above the table.
+(per subset of :data:`~compressbench.keepbench.subsets.SUBSETS`: Rate, Para-Rec / Cond-Rec,
+All-Rec; then EPR) plus Table 9's overall All-Rec and TFLOPs per case. Bold marks the best
+and underlining the second best of each preservation column and of EPR, as in the paper. A
+judge that only approximates entailment (``lexical``) is labelled as such above the table.
 """
 
 from __future__ import annotations
@@ -14,27 +14,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compressbench.analysis.markdown import table
-from compressbench.keepbench.cases import SUBSETS
 from compressbench.keepbench.report.reference import PAPER_TABLE3, PaperRow
+from compressbench.keepbench.subsets import SUBSET_NAMES, SUBSETS
 
-HEADER = (
-    "Method",
-    "Par. Rate",
-    "Para-Rec",
-    "Par. All-Rec",
-    "Cond. Rate",
-    "Cond-Rec",
-    "Cond. All-Rec",
-    "Sci. Rate",
-    "Sci. All-Rec",
-    "Pol. Rate",
-    "Pol. All-Rec",
-    "EPR",
-    "Overall All-Rec",
-    "TFLOPs/case",
+# The value columns after "Method": each subset's (its metrics keys), then the cell's own.
+SUBSET_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (column, key)
+    for s in SUBSETS
+    for column, key in zip(s.table_columns, s.table_keys, strict=True)
 )
-# Columns ranked best / second best (indices into HEADER).
-RANKED = (2, 3, 5, 6, 8, 10, 11, 12)
+HEADER = ("Method", *(c for c, _ in SUBSET_COLUMNS), "EPR", "Overall All-Rec", "TFLOPs/case")
+# How each value column prints: a rate (×), EPR (3 decimals), TFLOPs, else a percentage.
+KINDS = (*(("rate" if k == "rate" else "pct") for _, k in SUBSET_COLUMNS), "epr", "pct", "tflops")
+# Columns ranked best / second best (indices into HEADER): the preservation columns and EPR.
+RANKED = tuple(i + 1 for i, kind in enumerate(KINDS) if kind in ("pct", "epr"))
 NAMES = {
     "recomp_extractive": "RECOMP (extractive)",
     "recomp_abstractive": "RECOMP (abstractive)",
@@ -73,35 +66,23 @@ def _row_values(cell: Mapping[str, Any]) -> list[float | None]:
         return None if value is None else float(value)
 
     return [
-        get("parallel", "rate"),
-        get("parallel", "para_rec"),
-        get("parallel", "all_rec"),
-        get("conditional", "rate"),
-        get("conditional", "cond_rec"),
-        get("conditional", "all_rec"),
-        get("science", "rate"),
-        get("science", "all_rec"),
-        get("policy", "rate"),
-        get("policy", "all_rec"),
+        *(get(subset.name, key) for subset in SUBSETS for key in subset.table_keys),
         s.get("epr"),
         s.get("overall_all_rec"),
         s.get("tflops_per_case"),
     ]
 
 
+FORMATS = {
+    "rate": _rate,
+    "epr": lambda v: _num(v, 3),
+    "tflops": lambda v: "—" if v is None else f"{v:.4g}",
+    "pct": _pct,
+}
+
+
 def _format(values: Sequence[float | None]) -> list[str]:
-    rates = (0, 3, 6, 8)
-    out = []
-    for i, v in enumerate(values):
-        if i in rates:
-            out.append(_rate(v))
-        elif i == 10:
-            out.append(_num(v, 3))
-        elif i == 12:
-            out.append("—" if v is None else f"{v:.4g}")
-        else:
-            out.append(_pct(v))
-    return out
+    return [FORMATS[kind](v) for kind, v in zip(KINDS, values, strict=True)]
 
 
 def _mark(rows: list[list[str]], values: list[list[float | None]]) -> None:
@@ -127,10 +108,7 @@ def results_table(cells: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _paper_row(r: PaperRow) -> list[str]:
     values: list[float | None] = [
-        *r.parallel,
-        *r.conditional,
-        *r.science,
-        *r.policy,
+        *(v for s in SUBSETS for v in r.subsets[s.name]),
         r.epr,
         r.overall,
         r.tflops,
@@ -163,7 +141,7 @@ def _flops_lines(cells: Sequence[Mapping[str, Any]]) -> list[str]:
 def _missing_lines(cells: Sequence[Mapping[str, Any]]) -> list[str]:
     rows = []
     for c in cells:
-        for subset in SUBSETS:
+        for subset in SUBSET_NAMES:
             sub = c["summary"]["subsets"].get(subset)
             if not sub:
                 continue

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import write_jsonl
-from compressbench.keepbench.cases import SUBSETS, case_to_dict
+from compressbench.keepbench.cases import case_to_dict
 from compressbench.keepbench.loader import evaluation_cases, load_cases
 from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
+from compressbench.keepbench.subsets import SUBSETS
 from compressbench.pipeline.declare import stage
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
     params=("keepbench",),
     code=(
         "keepbench/cases.py",
+        "keepbench/subsets.py",
         "keepbench/loader.py",
         "keepbench/release_schema.py",
         "keepbench/data",
@@ -41,7 +43,7 @@ def stage_keep_cases(params: Any) -> Path:
             if kept[case.subset] <= spec.max_per_subset:
                 limited.append(case)
         cases = limited
-    counts = {s: sum(1 for c in cases if c.subset == s) for s in SUBSETS}
+    counts = {s.name: sum(1 for c in cases if c.subset == s.name) for s in SUBSETS}
     log.info("keep_cases: %d cases from %s %s", len(cases), spec.cases, counts)
     out = Path(keep_paths.CASES)
     write_jsonl(out, [case_to_dict(c) for c in cases])

@@ -88,6 +88,7 @@ def compress_cell(
     ),
     code=(
         "keepbench/cases.py",
+        "keepbench/subsets.py",
         "keepbench/sentences.py",
         "keepbench/compressors",
         "keepbench/prompts",

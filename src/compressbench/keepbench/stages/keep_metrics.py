@@ -42,6 +42,7 @@ def compact(cell: dict[str, Any]) -> dict[str, Any]:
     params=("keepbench", "tracking"),
     code=(
         "keepbench/cases.py",
+        "keepbench/subsets.py",
         "keepbench/metrics.py",
         "keepbench/report/metrics.py",
         "flops",

@@ -32,6 +32,7 @@ def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
     params=(),
     code=(
         "keepbench/cases.py",
+        "keepbench/subsets.py",
         "keepbench/report/table.py",
         "keepbench/report/figure.py",
         "keepbench/report/reference.py",

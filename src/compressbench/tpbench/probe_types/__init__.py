@@ -3,7 +3,8 @@
 Adding a probe type: a module beside these defining its :class:`~.spec.ProbeType`, its entry in
 :data:`PROBE_TYPES` and, if the pipeline samples it, its name in
 :mod:`compressbench.tpbench.probe_names`. Samplers, prompts, scorers, reports and ``rescore``
-read it from here.
+read it from here; the report's per-probe tables iterate :func:`pipeline_probe_types` when they
+run, so a probe type registered later (a test's) shows in them too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ PROBE_TYPES: dict[str, ProbeType] = {p.name: p for p in (P1, P2, P3, P2_LME)}
 
 if tuple(n for n, p in PROBE_TYPES.items() if p.in_pipeline) != PIPELINE_PROBES:
     raise ImportError("probe_names.PIPELINE_PROBES must list the registry's pipeline probe types")
+
+
+def pipeline_probe_types() -> list[ProbeType]:
+    """The registered probe types the pipeline samples, in registry (report) order."""
+    return [p for p in PROBE_TYPES.values() if p.in_pipeline]
 
 
 def find_probe_type(name: object) -> ProbeType | None:

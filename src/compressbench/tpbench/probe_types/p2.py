@@ -6,15 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compressbench.text.normalize import dataset_key
+from compressbench.text.normalize import dataset_key, normalize_value
 from compressbench.tpbench.candidates import Candidate, sample_questions
 from compressbench.tpbench.probe_types.spec import (
     VALUE_ANSWER_SCHEMA,
     Gold,
+    KindRule,
     ProbeType,
     RescoreAnswer,
+    Row,
     Scored,
     pick,
+    score_is_one,
     scored,
 )
 from compressbench.tpbench.scoring.p2 import score_p2
@@ -49,6 +52,18 @@ def _score_answer(text: str, error: bool, row: Mapping[str, Any], corrected: boo
     return scored(answer, pick(s, ("strict", "loose")))
 
 
+def p2_superseded(row: Row) -> bool:
+    """The P2 prediction names the replaced value by P2-strict's rule, with ``old_value`` as
+    the gold: a string prediction, no abstention, a non-empty normalised old value and equal
+    normalised strings (:func:`~compressbench.text.normalize.normalize_value`)."""
+    prediction = row.get("prediction")
+    if not isinstance(prediction, str) or row.get("abstain"):
+        return False
+    ds = dataset_key(row.get("dataset"))
+    old = normalize_value(row.get("old_value"), ds)
+    return old != "" and normalize_value(prediction, ds) == old
+
+
 def _rescore(a: RescoreAnswer) -> dict[str, Any]:
     s = score_p2(
         a.prediction, a.references["reference"], a.dataset, abstain=a.abstain, error=a.error
@@ -71,5 +86,7 @@ P2 = ProbeType(
     score_answer=_score_answer,
     rescore_references=("reference",),
     rescore=_rescore,
-    paper_output_tokens=96,
+    output_tokens=96,
+    kind_rule=KindRule(correct=score_is_one("strict"), superseded=p2_superseded),
+    retention_field="gold",
 )

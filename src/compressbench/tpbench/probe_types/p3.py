@@ -9,7 +9,16 @@ from typing import Any
 
 from compressbench.tpbench.candidates import Candidate, sample_sorted_ids
 from compressbench.tpbench.goals import goal_first_sentence, goal_text, normalize_task
-from compressbench.tpbench.probe_types.spec import Gold, ProbeType, RescoreAnswer, Scored, scored
+from compressbench.tpbench.probe_types.spec import (
+    Gold,
+    KindRule,
+    ProbeType,
+    RescoreAnswer,
+    Row,
+    Scored,
+    score_is_one,
+    scored,
+)
 from compressbench.tpbench.scoring.p3 import score_p3
 from compressbench.tpbench.scoring.parse import parse_p3
 
@@ -34,6 +43,15 @@ def _score_answer(text: str, error: bool, row: Mapping[str, Any], corrected: boo
     answer = parse_p3(text)
     s = score_p3(answer.value, row["gold_story_label"], row["gold_value"], abstain=answer.abstain)
     return scored(answer, asdict(s))
+
+
+def p3_superseded(row: Row) -> bool:
+    """The P3 answer's value segment names the replaced value by P3 value-strict's rule
+    (the scorer itself, with ``old_value`` as the gold value)."""
+    if row.get("abstain") or not row.get("old_value"):
+        return False
+    scores = score_p3(row.get("prediction"), row.get("gold_story_label"), row["old_value"])
+    return bool(scores.value_strict)
 
 
 def _rescore(a: RescoreAnswer) -> dict[str, Any]:
@@ -67,5 +85,9 @@ P3 = ProbeType(
     score_answer=_score_answer,
     rescore_references=("reference_goal", "reference_value"),
     rescore=_rescore,
-    paper_output_tokens=128,
+    output_tokens=128,
+    main_ratio_only=True,  # as published: the late-update probe only at p3_ratio
+    # judged on its value part: correct by P3 value-strict, superseded by the same rule
+    kind_rule=KindRule(correct=score_is_one("value_strict"), superseded=p3_superseded),
+    retention_field="gold_value",
 )

@@ -1,5 +1,6 @@
-"""What a TPBench probe type is: one object holding everything the pipeline and the rescorer
-need to know about it (its sampler, gold, question and answer schema, scorers, output budget)."""
+"""What a TPBench probe type is: one object holding everything the pipeline, the report and the
+rescorer need to know about it (its sampler, gold, question and answer schema, scorers, output
+budget, the ratios it is built at, its answer-kind rule and what retention looks for)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from compressbench.tpbench.candidates import Candidate, Sampler
 from compressbench.tpbench.scoring.parse import ParsedAnswer
 from compressbench.tpbench.transitions import Transition
 
+Row = Mapping[str, Any]
+Rule = Callable[[Row], bool]
 Scored = dict[str, Any]
 """A scored answer: ``prediction``, ``abstain``, ``format_error`` (0/1) and ``scores``."""
 
@@ -46,6 +49,20 @@ VALUE_ANSWER_SCHEMA = (
 """The answer schema the reader prompt shows for a one-value answer (spec §3.8)."""
 
 
+@dataclass(frozen=True)
+class KindRule:
+    """How one probe type tells a correct answer and a superseded-value answer (the answer
+    kinds of paper Table 13, :mod:`compressbench.tpbench.report.answer_kinds`)."""
+
+    correct: Rule
+    superseded: Rule
+
+
+def score_is_one(metric: str) -> Rule:
+    """Correct when the row's ``scores.<metric>`` is 1."""
+    return lambda row: bool(row["scores"].get(metric))
+
+
 def no_meta(transition: Transition) -> dict[str, Any]:
     return {}
 
@@ -56,6 +73,8 @@ class ProbeType:
 
     ``name`` is its id everywhere (params, records, reports; input is matched ignoring case).
     A probe type without a ``sample`` is for ``rescore`` only (answers scored elsewhere).
+    The report iterates the registered pipeline probe types, so one joins its per-probe tables
+    (accuracy, answer kinds, the summary, MLflow runs) by being registered.
     """
 
     name: str
@@ -70,7 +89,21 @@ class ProbeType:
     answer_schema: str = ""  # as the reader prompt shows it
     value_pattern: str | None = None  # the structured variant's JSON Schema ``pattern``
     score_answer: AnswerScorer | None = None
-    paper_output_tokens: int = 128  # Llama's max new tokens in the paper (spec §6)
+    # Its answer budget (max new tokens): the paper's Llama setting (spec §6), the pipeline's
+    # default; ``reader.max_new_tokens.<name>`` overrides it.
+    output_tokens: int = 128
+    main_ratio_only: bool = False  # built only at ``p3_ratio`` (P3, as published), else at every
+    kind_rule: KindRule | None = None  # its answer kinds (report Table 13, the case viewer)
+    kinds_in_report: bool = True  # the report's answer-kind table shows it (P1: the viewer only)
+    retention_field: str | None = None  # the probe row's gold value retention looks for
+
+    def output_budget(self, overrides: Mapping[str, int]) -> int:
+        """Its max new tokens: ``overrides[name]`` (``reader.max_new_tokens``) or its own."""
+        return overrides.get(self.name, self.output_tokens)
+
+    def built_at(self, ratio: float, main_ratio: float) -> bool:
+        """Whether the pipeline samples it at ``ratio`` (``main_ratio``: ``p3_ratio``)."""
+        return ratio == main_ratio or not self.main_ratio_only
 
     @property
     def in_pipeline(self) -> bool:

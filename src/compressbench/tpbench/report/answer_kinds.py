@@ -6,21 +6,20 @@ readers' ``no-json`` marker), ``format_error`` (no parseable JSON object, spec ย
 ``other``. Counts always sum to n, so a column of zero
 accuracy always says why.
 
-Which answers are correct and which repeat the old value is a :class:`KindRule` per probe:
-P2's rule lives here (:data:`P2_RULE`: the prediction equals ``old_value`` under P2-strict's
-own rule, spec ยง1.1: non-empty normalised old value, equal normalised strings, no abstention).
-A benchmark passes its other rules in (TPBench's P3 value part comes from its scorer).
+Which answers are correct and which repeat the old value is each probe type's
+:class:`~compressbench.tpbench.probe_types.spec.KindRule` (``ProbeType.kind_rule``: P2's by
+P2-strict's own rule, P3's on its value part by P3's scorer).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from compressbench.readers.postprocess import NO_JSON
-from compressbench.text.normalize import dataset_key, normalize_value
+from compressbench.tpbench.probe_types.spec import KindRule
 
 KINDS: tuple[str, ...] = (
     "correct",
@@ -40,35 +39,6 @@ KIND_LABELS: dict[str, str] = {
 }
 
 Row = Mapping[str, Any]
-Rule = Callable[[Row], bool]
-
-
-@dataclass(frozen=True)
-class KindRule:
-    """How one probe type tells a correct answer and a superseded-value answer."""
-
-    correct: Rule
-    superseded: Rule
-
-
-def score_is_one(metric: str) -> Rule:
-    """Correct when the row's ``scores.<metric>`` is 1."""
-    return lambda row: bool(row["scores"].get(metric))
-
-
-def p2_superseded(row: Row) -> bool:
-    """The P2 prediction names the replaced value by P2-strict's rule, with ``old_value`` as
-    the gold: a string prediction, no abstention, a non-empty normalised old value and equal
-    normalised strings (:func:`~compressbench.text.normalize.normalize_value`)."""
-    prediction = row.get("prediction")
-    if not isinstance(prediction, str) or row.get("abstain"):
-        return False
-    ds = dataset_key(row.get("dataset"))
-    old = normalize_value(row.get("old_value"), ds)
-    return old != "" and normalize_value(prediction, ds) == old
-
-
-P2_RULE = KindRule(correct=score_is_one("strict"), superseded=p2_superseded)
 
 
 def answer_kind(row: Row, rule: KindRule) -> str:

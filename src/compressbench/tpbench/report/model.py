@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressbench.analysis.stats import Interval
+from compressbench.tpbench.probe_types import ProbeType, pipeline_probe_types
 from compressbench.tpbench.report.aggregate import probe_means
-from compressbench.tpbench.report.answer_kinds import KindCounts, KindRule, kind_counts
+from compressbench.tpbench.report.answer_kinds import KindCounts, kind_counts
 from compressbench.tpbench.report.cell_intervals import cell_intervals
 from compressbench.tpbench.report.findings import (
     Crossover,
@@ -74,7 +75,6 @@ class ReportInput:
     styles: Mapping[str, str]  # method -> full / positional / content / kv
     labels: Mapping[str, str]  # method -> display name
     slot_type: Callable[[str], str]
-    kind_rules: Mapping[str, KindRule]  # probe type -> rule ("P3": its value part)
     retention: Mapping[str, Mapping[str, Any] | None]  # dataset -> metrics/retention JSON
     deletions: Mapping[str, Mapping[str, Any] | None] | None  # None: no deletion stage
     deletion_rows: Mapping[str, Sequence[Row]] = field(default_factory=dict)  # scored, by dataset
@@ -158,14 +158,28 @@ def _paper_ranking(
     return rank_against_paper(scores, paper, PAPER_COLUMNS)
 
 
+def kind_table_probes() -> list[ProbeType]:
+    """The probe types the answer-kind table shows: the registered pipeline probe types with a
+    kind rule that ask for it (``kinds_in_report``), in registry order."""
+    return [p for p in pipeline_probe_types() if p.kind_rule is not None and p.kinds_in_report]
+
+
+def _kinds(rows: Sequence[Row], probe: ProbeType) -> KindCounts | None:
+    """The answer kinds of ``probe``'s rows among ``rows`` (None when it has none)."""
+    mine = [r for r in rows if r["probe_type"] == probe.name]
+    if not mine or probe.kind_rule is None:
+        return None
+    return kind_counts(mine, probe.kind_rule)
+
+
 def compute(inp: ReportInput) -> Findings:
     """Every table's numbers from the cells."""
     head = {key: probe_means(cell.scores) for key, cell in inp.cells.items()}
     kinds = {
-        (*key, probe): kind_counts((r for r in cell.scores if r["probe_type"] == probe), rule)
+        (*key, probe.name): k
         for key, cell in inp.cells.items()
-        for probe, rule in inp.kind_rules.items()
-        if any(r["probe_type"] == probe for r in cell.scores)
+        for probe in kind_table_probes()
+        if (k := _kinds(cell.scores, probe)) is not None
     }
     reading = {key: examples(cell.contexts, cell.scores, "P2") for key, cell in inp.cells.items()}
     intervals = {

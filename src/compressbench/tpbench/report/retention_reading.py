@@ -19,10 +19,9 @@ from typing import Any
 
 from compressbench.errors import InputError
 from compressbench.text.normalize import dataset_key, value_occurs_in_text
+from compressbench.tpbench.probe_types import get_probe_type
 
 Row = Mapping[str, Any]
-# The gold value each probe type's retention looks for (P3: the value part of its answer).
-VALUE_FIELDS: dict[str, str] = {"P2": "gold", "P3": "gold_value"}
 
 
 @dataclass(frozen=True)
@@ -57,8 +56,10 @@ def examples(
 ) -> list[Example]:
     """The examples of one cell: each scored ``probe_type`` row joined with its context row by
     (probe type, seed, probe id); correct = ``scores.<metric>``."""
+    field = get_probe_type(probe_type).retention_field  # P3: the value part of its answer
+    if field is None:
+        raise ValueError(f"probe type {probe_type} has no value retention could look for")
     by_key = {_key(c): c for c in contexts if c["probe_type"] == probe_type}
-    field = VALUE_FIELDS[probe_type]
     out = []
     for row in scored:
         if row["probe_type"] != probe_type:

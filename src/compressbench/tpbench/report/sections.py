@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from compressbench.analysis.markdown import NONE, mean_sd, num, points, rate_count, table
-from compressbench.tpbench.probe_types import PIPELINE_PROBES as PROBES
+from compressbench.tpbench.probe_types import pipeline_probe_types
 from compressbench.tpbench.report.answer_kinds import KIND_LABELS, KINDS
 from compressbench.tpbench.report.findings import Gap
 from compressbench.tpbench.report.model import (
@@ -19,6 +19,7 @@ from compressbench.tpbench.report.model import (
     Findings,
     ReportInput,
     column_name,
+    kind_table_probes,
 )
 from compressbench.tpbench.report.retention_reading import Reading, by_group, by_seed, seed_mean
 from compressbench.tpbench.viewer.summary import cell_link
@@ -51,17 +52,18 @@ def main_results(inp: ReportInput, f: Findings) -> list[str]:
         "n = answers per seed." + VIEWER_NOTE * bool(inp.viewer),
         "",
     ]
+    probes = [p.name for p in pipeline_probe_types()]  # the registered ones, in order
     header = ["method"]
-    for p in PROBES:
+    for p in probes:
         header += [f"{p} strict", f"{p} loose"]
-    header += ["fmt err " + " / ".join(PROBES), "n " + " / ".join(PROBES)]
+    header += ["fmt err " + " / ".join(probes), "n " + " / ".join(probes)]
 
     def build(dataset: str) -> Table:
         rows = []
         for method in inp.methods:
             head = f.headline.get((dataset, method, inp.main_ratio), {})
             row = [inp.label(method)]
-            for p in PROBES:
+            for p in probes:
                 h = head.get(p, {})
                 cells = [mean_sd(h.get(m), h.get(f"{m}_sd")) for m in ("strict", "loose")]
                 if inp.viewer and p in head:
@@ -70,8 +72,8 @@ def main_results(inp: ReportInput, f: Findings) -> list[str]:
                     )
                     cells = [f"[{c}]({href})" for c in cells]
                 row += cells
-            row.append(" / ".join(num(head.get(p, {}).get("format_error_rate")) for p in PROBES))
-            row.append(" / ".join(f"{head[p]['n']:.0f}" if p in head else NONE for p in PROBES))
+            row.append(" / ".join(num(head.get(p, {}).get("format_error_rate")) for p in probes))
+            row.append(" / ".join(f"{head[p]['n']:.0f}" if p in head else NONE for p in probes))
             rows.append(row)
         return header, rows
 
@@ -190,6 +192,7 @@ def answer_kinds(inp: ReportInput, f: Findings) -> list[str]:
         "",
     ]
     header = ["method", "probe", "r", "n", *(KIND_LABELS[k] for k in KINDS)]
+    probes = [p.name for p in kind_table_probes()]
 
     def build(dataset: str) -> Table:
         return header, [
@@ -201,7 +204,7 @@ def answer_kinds(inp: ReportInput, f: Findings) -> list[str]:
                 *(rate_count(k.rate(kind), k.counts[kind]) for kind in KINDS),
             ]
             for method in inp.methods
-            for probe in inp.kind_rules
+            for probe in probes
             for ratio in inp.ratios
             if (k := f.kinds.get((dataset, method, ratio, probe))) is not None
         ]

@@ -9,7 +9,8 @@ from typing import Any
 
 from compressbench.analysis.markdown import NONE, interval, num, pvalue, rate_count, table
 from compressbench.analysis.stats import cluster_bootstrap
-from compressbench.tpbench.report.answer_kinds import KIND_LABELS, KINDS, P2_RULE, kind_counts
+from compressbench.tpbench.probe_types import PROBE_TYPES, pipeline_probe_types
+from compressbench.tpbench.report.answer_kinds import KIND_LABELS, KINDS, kind_counts
 from compressbench.tpbench.report.model import Findings, ReportInput
 
 
@@ -97,8 +98,10 @@ CONDITION_LABELS = {
 
 
 def _deletion_kinds(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """What the reader answers in each deletion condition (paper Table 13)."""
-    if not rows:
+    """What the reader answers in each deletion condition (paper Table 13; the experiment asks
+    P2, so P2's kind rule)."""
+    rule = PROBE_TYPES["P2"].kind_rule
+    if not rows or rule is None:
         return []
     by_condition: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
@@ -106,7 +109,7 @@ def _deletion_kinds(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     body = []
     for condition in [*CONDITION_LABELS, *sorted(set(by_condition) - set(CONDITION_LABELS))]:
         if condition in by_condition:
-            k = kind_counts(by_condition[condition], P2_RULE)
+            k = kind_counts(by_condition[condition], rule)
             body.append(
                 [
                     CONDITION_LABELS.get(condition, condition),
@@ -277,6 +280,7 @@ def provenance(inp: ReportInput) -> list[str]:
         *(f"- {note}" for note in inp.run_notes),
         "",
     ]
+    probes = [p.name for p in pipeline_probe_types()]  # one column per registered probe type
     rows = []
     for dataset in inp.datasets:
         for method in inp.methods:
@@ -290,7 +294,8 @@ def provenance(inp: ReportInput) -> list[str]:
                         _run(inp.runs.get((dataset, p, seed, ratio, method)))
                         if (p, seed) in present
                         else NONE
-                        for p in ("P1", "P2", "P3")
+                        for p in probes
                     ]
                     rows.append([dataset, inp.label(method), f"{ratio:g}", seed, *refs])
-    return lines + table(["dataset", "method", "r", "seed", "P1 run", "P2 run", "P3 run"], rows)
+    header = ["dataset", "method", "r", "seed", *(f"{p} run" for p in probes)]
+    return lines + table(header, rows)

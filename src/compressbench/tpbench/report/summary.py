@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-PROBE_ORDER = ("P1", "P2", "P3")
+from compressbench.tpbench.probe_types import pipeline_probe_types
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ def _cell(metrics: dict[str, Any] | None) -> str:
 
 
 def summary_markdown(grid: SummaryGrid, headline: dict[str, Any]) -> str:
-    """One table per (dataset, ratio): rows = methods, columns = probes (strict / loose)."""
+    """One table per (dataset, ratio): rows = methods, columns = the registered pipeline probe
+    types (strict / loose)."""
+    probes = [p.name for p in pipeline_probe_types()]
     lines = [
         "# TPBench summary",
         "",
@@ -36,11 +38,11 @@ def summary_markdown(grid: SummaryGrid, headline: dict[str, Any]) -> str:
     for dataset in grid.datasets:
         for ratio in grid.ratios:
             lines += [f"## {dataset}, r = {ratio}", ""]
-            lines.append("| method | " + " | ".join(PROBE_ORDER) + " |")
-            lines.append("|---|" + "---|" * len(PROBE_ORDER))
+            lines.append("| method | " + " | ".join(probes) + " |")
+            lines.append("|---|" + "---|" * len(probes))
             for method in grid.methods:
                 by_probe = headline.get(dataset, {}).get(method, {}).get(ratio, {})
-                cells = " | ".join(_cell(by_probe.get(p)) for p in PROBE_ORDER)
+                cells = " | ".join(_cell(by_probe.get(p)) for p in probes)
                 lines.append(f"| {method} | {cells} |")
             lines.append("")
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from compressbench.jsonl import atomic_writer, read_jsonl, write_json
 from compressbench.tpbench.report.aggregate import by_probe_seed, cell_metrics, compact, seed_means
 from compressbench.tpbench.report.summary import SummaryGrid, summary_markdown
 from compressbench.tpbench.stages import paths
-from compressbench.tpbench.stages.shared import TPBENCH_PARAMS, stage
+from compressbench.tpbench.stages.shared import PROBE_TYPE_CODE, TPBENCH_PARAMS, stage
 from compressbench.tpbench.stages.track import CellGroup, log_to_mlflow
 from compressbench.tracking import write_manifest
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
@@ -53,6 +53,7 @@ def summary_grid(params: Params) -> SummaryGrid:
     "metrics",
     params=TPBENCH_PARAMS,  # the MLflow parent run records TPBench's whole configuration
     code=(
+        *PROBE_TYPE_CODE,  # the summary's columns are the registered probe types
         "analysis",
         "tpbench/report",
         "tracking",

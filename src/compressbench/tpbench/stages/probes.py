@@ -9,6 +9,7 @@ from compressbench.config import Params
 from compressbench.jsonl import write_jsonl
 from compressbench.tpbench.candidates import candidate_pool
 from compressbench.tpbench.pipeline_spec import P3_RATIO, PROBES
+from compressbench.tpbench.probe_types import get_probe_type
 from compressbench.tpbench.probes import build_probes, cells
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.rows import read_corpus
@@ -18,8 +19,9 @@ log = logging.getLogger(__name__)
 
 
 def probe_types_at(params: Params, ratio: float) -> list[str]:
-    """P1/P2 run at every ratio, P3 only at ``p3_ratio`` (as published)."""
-    return [p for p in PROBES.of(params) if p != "P3" or ratio == P3_RATIO.of(params)]
+    """The probe types of ``probes`` built at ``ratio``: each by its own ratio rule
+    (``ProbeType.built_at``: P1/P2 at every ratio, P3 only at ``p3_ratio``, as published)."""
+    return [p for p in PROBES.of(params) if get_probe_type(p).built_at(ratio, P3_RATIO.of(params))]
 
 
 @stage(

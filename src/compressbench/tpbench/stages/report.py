@@ -15,7 +15,6 @@ from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
 from compressbench.tpbench.pipeline_spec import JUDGE, P3_RATIO
 from compressbench.tpbench.report.decode_modes import decode_mode_label
-from compressbench.tpbench.report.kind_rules import KIND_RULES
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.stages import paths
@@ -154,7 +153,6 @@ def stage_report(params: Params) -> Path:
             styles={m: method_style(m) for m in params.methods},
             labels=LABELS,
             slot_type=slot_type,
-            kind_rules=KIND_RULES,
             retention={d: optional_json(paths.retention_file(d)) for d in params.datasets},
             deletions={
                 d: optional_json(paths.fill(paths.DELETION_SUMMARY, d)) for d in params.datasets

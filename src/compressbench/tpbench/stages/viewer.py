@@ -52,7 +52,6 @@ def _reader(cells: list[CellRows]) -> str:
         "tpbench/prompts.py",
         "tpbench/deletions.py",
         "tpbench/report/answer_kinds.py",
-        "tpbench/report/kind_rules.py",
     ),
     deps=tuple(str(paths.DATA / d) for d in ("probes", "contexts", "scores", "deletions")),
     outs=(str(VIEWER_FILE),),

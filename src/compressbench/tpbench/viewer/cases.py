@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.errors import InputError
+from compressbench.tpbench.probe_types import get_probe_type
 from compressbench.tpbench.probes import ProbeRecord
 from compressbench.tpbench.prompts import question
 from compressbench.tpbench.report.answer_kinds import answer_kind
-from compressbench.tpbench.report.kind_rules import ALL_KIND_RULES
 from compressbench.tpbench.viewer.marks import press_heat, turn_marks
 
 Row = Mapping[str, Any]
@@ -77,6 +77,7 @@ def probe_case(probe: ProbeRecord) -> dict[str, Any]:
 def method_answer(probe: ProbeRecord, context: Row, scored: Row) -> dict[str, Any]:
     """One method's answer to a probe as the page shows it."""
     scores = scored["scores"]
+    rule = get_probe_type(probe.probe_type).kind_rule  # its answer kinds (None: not classified)
     heat = press_heat(
         str(context.get("compressed_text_used") or ""), probe.turns, scored.get("kv_record")
     )
@@ -91,7 +92,7 @@ def method_answer(probe: ProbeRecord, context: Row, scored: Row) -> dict[str, An
         "abstain": bool(scored.get("abstain")),
         "format_error": bool(scored.get("format_error")),
         "error": scored.get("error"),
-        "kind": answer_kind(scored, ALL_KIND_RULES[probe.probe_type]),
+        "kind": None if rule is None else answer_kind(scored, rule),
         "heat": None if heat is None else heat.to_dict(),
     }
 
