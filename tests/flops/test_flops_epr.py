@@ -191,7 +191,7 @@ def test_reader_cell_flops_uses_the_real_readers_config() -> None:
 
     reader = HFReader(batch_size=1, num_threads=1)
     gen = reader.generate(
-        [ChatRequest(id="q", system="Be brief.", user="Say hi.", max_new_tokens=4)]
+        [ChatRequest(id="q", system="Be brief.", context="Say hi.", max_new_tokens=4)]
     )
     rows = [{"tokens_in": g.tokens_in, "tokens_out": g.tokens_out} for g in gen]
     got = reader_cell_flops(reader, rows)

@@ -12,21 +12,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, cache_key, generate_cached, key_payload
+from compressbench.readers.registry import get_reader
 from support.paths import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "answer_cache.py"  # the old entry point, now a thin wrapper
 
 
-class Named:
-    name, model_id, revision = "test", "m1", "r1"
-
-    def decoding(self) -> dict[str, Any]:
-        return {"greedy": True}
-
-    def generate(self, requests: list[ChatRequest]) -> list[Generation]:
-        raise AssertionError("a prompt imported into the cache reached the model")
+def Named() -> Reader:
+    """The mock reader that must never generate: every prompt here is served from the cache."""
+    return get_reader("mock", model="m1", revision="r1", mode="unreachable")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

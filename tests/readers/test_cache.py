@@ -17,26 +17,27 @@ import pytest
 
 from compressbench.readers.base import ChatRequest, Generation
 from compressbench.readers.cache import AnswerCache, cache_key, generate_cached
+from compressbench.readers.mock import MockReader
 from compressbench.readers.postprocess import from_text
-from support.echo_reader import EchoReader, make_requests, stable_dump
+from support.echo_reader import ECHO, echo_reader, make_requests, stable_dump
 from support.paths import TESTS_DIR
 
 
 def test_key_covers_prompt_decoding_and_model() -> None:
-    reader = EchoReader()
+    reader = echo_reader()
     base = ChatRequest("a", "S", "U", 96)
     k = cache_key(reader, base)
     assert k == cache_key(reader, ChatRequest("other-id", "S", "U", 96))  # id is not content
     assert k != cache_key(reader, ChatRequest("a", "S", "U", 128))
     assert k != cache_key(reader, ChatRequest("a", "S2", "U", 96))
-    other = EchoReader()
+    other = echo_reader()
     other.revision = "r2"
     assert k != cache_key(other, base)
 
 
 def test_hits_are_never_regenerated(tmp_path: Path) -> None:
     reqs = make_requests(12)
-    reader = EchoReader(batch_size=4)
+    reader = echo_reader(batch_size=4)
     with AnswerCache(tmp_path / "c.sqlite") as cache:
         first = generate_cached(reader, reqs, cache, progress=False)
         unique = len({cache_key(reader, r) for r in reqs})
@@ -56,7 +57,7 @@ def test_hits_are_never_regenerated(tmp_path: Path) -> None:
 
 def test_exception_rows_are_returned_but_not_stored(tmp_path: Path) -> None:
     reqs = [ChatRequest("ok", "S", "fine"), ChatRequest("bad", "S", "FAIL please")]
-    reader = EchoReader()
+    reader = echo_reader()
     with AnswerCache(tmp_path / "c.sqlite") as cache:
         run = generate_cached(reader, reqs, cache, progress=False)
         assert run.generations[1].error == "exception:RuntimeError:transient"
@@ -78,11 +79,11 @@ _SCRIPT = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {tests_dir!r})
-    from support.echo_reader import EchoReader, make_requests, stable_dump
+    from support.echo_reader import echo_reader, make_requests, stable_dump
     from compressbench.readers.cache import AnswerCache, generate_cached
 
     cache_path, out_path, log_path, delay = sys.argv[1:5]
-    reader = EchoReader(delay=float(delay), log_path=log_path, batch_size=4)
+    reader = echo_reader(delay=float(delay), log_path=log_path, batch_size=4)
     with AnswerCache(cache_path) as cache:
         run = generate_cached(reader, make_requests(40), cache, progress=False)
     with open(out_path, "wb") as fh:
@@ -153,8 +154,8 @@ def test_resume_after_kill_9_is_byte_identical(tmp_path: Path) -> None:
     assert out.split() == ["0", "40"]
 
 
-class RecordingReader(EchoReader):
-    """EchoReader whose generations carry a hook record (keys deliberately unsorted)."""
+class RecordingReader(MockReader):
+    """The echo mock whose generations carry a hook record (keys deliberately unsorted)."""
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         gens = super().generate(requests)
@@ -165,7 +166,7 @@ class RecordingReader(EchoReader):
 
 def test_records_and_compute_times_are_persisted(tmp_path: Path) -> None:
     reqs = make_requests(10)
-    reader = RecordingReader(batch_size=4)
+    reader = RecordingReader(**ECHO, batch_size=4)
     with AnswerCache(tmp_path / "c.sqlite") as cache:
         before = time.time()
         first = generate_cached(reader, reqs, cache, progress=False)
@@ -203,7 +204,7 @@ def test_old_schema_file_is_migrated_without_losing_answers(tmp_path: Path) -> N
     """A cache written before records and start times were kept: columns added in place."""
     path = tmp_path / "old.sqlite"
     reqs = make_requests(6)
-    reader = EchoReader()
+    reader = echo_reader()
     old = [g.to_dict() for g in reader.generate(reqs)]
     for row in old:
         row.pop("record")  # the old generation blob had no record
@@ -235,5 +236,5 @@ def test_old_schema_file_is_migrated_without_losing_answers(tmp_path: Path) -> N
 @pytest.mark.parametrize("n", [0, 1])
 def test_small_inputs(tmp_path: Path, n: int) -> None:
     with AnswerCache(tmp_path / "c.sqlite") as cache:
-        run = generate_cached(EchoReader(), make_requests(n), cache, progress=False)
+        run = generate_cached(echo_reader(), make_requests(n), cache, progress=False)
         assert len(run.generations) == n

@@ -165,6 +165,7 @@ def test_press_seam_and_per_row_errors(reader: Any) -> None:
         out = model.generate(input_ids=input_ids, attention_mask=attention_mask, **generate_kwargs)
         return out[:, input_ids.shape[1] :]
 
+    press.records = []  # type: ignore[attr-defined]  # a hook's declared member: it records nothing
     hooked = reader.with_press(press, {"press": "identity"}, batch_size=8)
     assert reader.press is None and hooked.model is reader.model
     gens = hooked.generate(REQUESTS[:3])

@@ -36,7 +36,7 @@ def requests() -> list[ChatRequest]:
                 ChatRequest(
                     id=f"{probe}-{i}",
                     system=SYSTEM_PROMPT,
-                    user=user_prompt(probe, dialogue, slot),
+                    context=user_prompt(probe, dialogue, slot),
                     max_new_tokens=24,
                 )
             )
@@ -94,12 +94,16 @@ def test_shared_prefix_is_reused_and_counted(smoke_model: str) -> None:
 
 
 def test_chat_template_comes_from_the_gguf(reader: Any) -> None:
-    text, prefixes = reader.render("SYS", "Context:\nX\n\nQuestion: Q?")
+    split = ChatRequest("x", "SYS", "Context:\nX", question="Q?")
+    text, prefixes = reader.render(split)
     assert text.startswith("<|im_start|>system\nSYS<|im_end|>\n<|im_start|>user\nContext:\nX")
     assert text.endswith("<|im_start|>assistant\n")
     assert prefixes == ["<|im_start|>system\nSYS<|im_end|>\n", text[: text.index("\n\nQuestion")]]
-    ids, bounds = reader.prompt_ids(ChatRequest("x", "SYS", "Context:\nX\n\nQuestion: Q?"))
+    # a request that carries no question splits at the same place (the join found in its text)
+    assert reader.render(ChatRequest("x", "SYS", split.user)) == (text, prefixes)
+    ids, bounds = reader.prompt_segments(split)
     assert len(bounds) == 2 and 0 < bounds[0] < bounds[1] < len(ids)
+    assert reader.prompt_ids(split) == ids
 
 
 def test_left_truncation_keeps_the_question(smoke_model: str) -> None:
@@ -107,7 +111,7 @@ def test_left_truncation_keeps_the_question(smoke_model: str) -> None:
 
     r = LlamaCppReader(smoke_model, n_threads=2, n_ctx=1024, max_input_tokens=40)
     req = ChatRequest("long", SYSTEM_PROMPT, user_prompt("P1", DIALOGUES[0] * 5), 8)
-    ids, bounds = r.prompt_ids(req)
+    ids, bounds = r.prompt_segments(req)
     assert len(ids) == 40 and bounds == []
     tail = r.llm.detokenize(ids, special=True).decode()
     assert tail.endswith("Reply with only the JSON object.<|im_end|>\n<|im_start|>assistant\n")
@@ -216,9 +220,10 @@ def test_reader_tokens_budget_uses_the_gguf_tokenizer(smoke_model: str) -> None:
 def test_each_answer_is_committed_as_it_is_made(tmp_path: Path, reader: Any) -> None:
     """A run interrupted after two answers (Ctrl-C, a kill between prompts) keeps both in the
     answer cache; the resumed run computes only the rest."""
+    from compressbench.readers.base import Reader
     from compressbench.readers.cache import AnswerCache, generate_cached
 
-    class InterruptedAfterTwo:
+    class InterruptedAfterTwo(Reader):
         """The real reader, interrupted when asked for a third answer."""
 
         def __init__(self, inner: Any) -> None:
@@ -228,6 +233,9 @@ def test_each_answer_is_committed_as_it_is_made(tmp_path: Path, reader: Any) -> 
 
         def decoding(self) -> dict[str, Any]:
             return dict(self.inner.decoding())
+
+        def request_order(self, request: ChatRequest) -> Any:
+            return self.inner.request_order(request)
 
         def generate(self, batch: list[ChatRequest]) -> list[Any]:
             if self.answered == 2:

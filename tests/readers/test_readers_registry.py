@@ -22,7 +22,9 @@ from compressbench.readers.registry import (
 )
 
 
-class _Upper:
+class _Upper(Reader):
+    """A backend registered by a test: registering is what is tested, so it is its own class."""
+
     name = "upper"
     model_id = "upper-model"
     revision = "1"
@@ -77,3 +79,22 @@ def test_model_sha256_of_file_and_directory(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(FileNotFoundError):
         env.model_sha256(empty)
+
+
+def test_mock_backend_answers_as_declared() -> None:
+    """The registered ``mock`` backend: fixed, by key, echo, fail and unreachable modes."""
+    from compressbench.readers.mock import MockReaderCalled
+
+    reqs = [ChatRequest("P1|a", "s", "ctx", question="q1"), ChatRequest("P2|b", "s", "other")]
+    fixed = get_reader("mock", answer="A", answers={"P2": "B", "ctx": "C"})
+    assert [g.raw for g in fixed.generate(reqs)] == ["C", "B"]
+    echo = get_reader("mock", mode="echo")
+    first, second = echo.generate(reqs)
+    assert first.raw != second.raw and echo.generate(reqs[:1])[0].raw == first.raw
+    assert all(g.is_exception for g in get_reader("mock", mode="fail").generate(reqs))
+    assert get_reader("mock", fail_on="other").generate(reqs)[1].is_exception
+    assert fixed.decoding() != get_reader("mock", answer="Z").decoding()  # answers in the key
+    with pytest.raises(MockReaderCalled):
+        get_reader("mock", mode="unreachable").generate(reqs)
+    with pytest.raises(ValueError, match="mock mode"):
+        get_reader("mock", mode="nope")

@@ -1,53 +1,27 @@
-"""A deterministic reader for the answer-cache tests (and the subprocess they kill): it answers
-a digest of the prompt, optionally slowly, and logs what it generated."""
+"""The deterministic reader of the answer-cache tests (and the subprocess they kill): the
+registered ``mock`` backend answering a digest of the prompt, optionally slowly, logging what
+it generated."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from compressbench.readers.base import ChatRequest, Generation
-from compressbench.readers.postprocess import from_exception, from_text
+from compressbench.readers.mock import MockReader
+from compressbench.readers.registry import get_reader
+
+#: The registered ``mock`` backend as these tests use it: a digest of the prompt as the answer,
+#: an exception row for a user turn containing ``FAIL``.
+ECHO: dict[str, Any] = {"model": "echo-model", "mode": "echo", "fail_on": "FAIL", "revision": "r1"}
 
 
-class EchoReader:
-    """Deterministic test reader: answers a digest of the prompt, optionally slowly.
-
-    Appends every request id it generates to ``log_path`` (flushed at once), so a test can
-    see what was generated, and fails (exception row) for users containing ``FAIL``.
-    """
-
-    name = "echo"
-    model_id = "echo-model"
-    revision = "r1"
-
-    def __init__(self, delay: float = 0.0, log_path: str | None = None, batch_size: int = 4):
-        self.delay = delay
-        self.log_path = log_path
-        self.batch_size = batch_size
-        self.calls = 0
-
-    def decoding(self) -> dict[str, Any]:
-        return {"max_input_tokens": 7168}
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        out = []
-        for r in requests:
-            time.sleep(self.delay)
-            self.calls += 1
-            if self.log_path:
-                with open(self.log_path, "a") as fh:
-                    fh.write(r.id + "\n")
-            if "FAIL" in r.user:
-                out.append(from_exception(r.id, RuntimeError("transient")))
-                continue
-            digest = hashlib.sha256((r.system + "|" + r.user).encode()).hexdigest()[:10]
-            raw = f'Answer: {{"value": "{digest}", "support": "", "abstain": false}}'
-            out.append(from_text(r.id, raw, tokens_in=len(r.user), tokens_out=r.max_new_tokens))
-        return out
+def echo_reader(**params: Any) -> MockReader:
+    """The ``mock`` reader in echo mode (``delay``, ``log_path``, ``batch_size`` as given)."""
+    reader = get_reader("mock", **ECHO, **params)
+    assert isinstance(reader, MockReader)
+    return reader
 
 
 def make_requests(n: int) -> list[ChatRequest]:

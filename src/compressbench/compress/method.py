@@ -92,6 +92,10 @@ class ReaderHook(Protocol):
     @property
     def max_input_tokens(self) -> int: ...
 
+    #: Kept positions of many presses from one forward pass per prompt
+    #: (:class:`~compressbench.compress.kv.shared.SharedPrefill`); None: each press runs alone.
+    shared_prefill: Any
+
     def prompt(self, system: str, user: str) -> tuple[str, list[int]]:
         """``(templated text, token ids)`` of a system + user prompt."""
         ...

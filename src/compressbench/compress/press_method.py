@@ -75,7 +75,7 @@ class PressMethod:
             raise ValueError(f"{self.name}: a KV press needs the reader's model for retention")
         system, user = prompt(self.compress(source, ratio).text)
         text, ids = reader.prompt(system, user)
-        shared = getattr(reader, "shared_prefill", None)
+        shared = reader.shared_prefill
         key, job = self.press_job(ratio)
         if shared is not None and job is not None:  # one forward for every press and ratio
             found = shared.get(

@@ -21,10 +21,13 @@ from compressbench.doctor.base import Context, one_line
 from compressbench.flops.decoder import decoder_cost
 from compressbench.flops.fields import ConfigFields
 from compressbench.readers import packaged
-from compressbench.readers.smollm import MODEL_NAME
+from compressbench.readers.base import HUB, LOCAL, PACKAGED, ModelSource
+from compressbench.readers.base import SERVER as SERVER  # re-exported: doctor.disk reads it
+from compressbench.readers.registry import backend
 from compressbench.readers.synthetic import LLAMA_31_8B
 
-SERVER, PACKAGED, LOCAL, HUB = "server", "packaged", "local", "hub"
+# where a model comes from (a backend says, :meth:`~compressbench.readers.base.Reader.model_source`)
+Source = ModelSource
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 
@@ -49,15 +52,6 @@ KNOWN_CONFIGS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True)
-class Source:
-    """Where the weights are: a server, a packaged GGUF, a local path or a Hub id."""
-
-    kind: str
-    ref: str
-    revision: str | None = None
-
-
-@dataclass(frozen=True)
 class Size:
     """The weights' bytes, the KV cache's bytes per token (None: unknown) and where from."""
 
@@ -67,19 +61,8 @@ class Size:
 
 
 def source(spec: ReaderSpec) -> Source:
-    """How ``reader.model`` is read by its backend."""
-    model = spec.model
-    if spec.backend == "openai":
-        return Source(SERVER, model)
-    if spec.backend == "llamacpp" and packaged.lookup(model) is not None:
-        return Source(PACKAGED, model)
-    if spec.backend != "llamacpp" and model == MODEL_NAME:  # hf's default: SmolLM2 from PyPI
-        return Source(PACKAGED, model)
-    path = Path(model).expanduser()
-    looks_local = model.startswith(("/", ".", "~")) or model.endswith(".gguf")
-    if spec.backend == "llamacpp" or looks_local or path.exists():
-        return Source(LOCAL, str(path))
-    return Source(HUB, model, spec.revision)
+    """How ``reader.model`` is read by its backend (the backend's ``model_source``)."""
+    return backend(spec.backend).model_source(spec.model, spec.revision)
 
 
 def size_from_config(raw: Mapping[str, Any], dtype: str, origin: str) -> Size:

@@ -16,19 +16,15 @@ from typing import Any
 from compressbench.errors import InputError
 from compressbench.flops.decoder import DecoderCost, decoder_cost
 from compressbench.flops.fields import ConfigFields
+from compressbench.readers.base import Reader
 
 log = logging.getLogger(__name__)
 
 
-def reader_config(reader: Any) -> dict[str, Any] | None:
+def reader_config(reader: Reader) -> dict[str, Any] | None:
     """The Hugging Face config of an in-process reader's model (None for a remote API): its
-    ``model_config()`` when it has one (a GGUF reader), else its model's ``config``."""
-    model_config = getattr(reader, "model_config", None)
-    if callable(model_config):
-        return dict(model_config())
-    config = getattr(getattr(reader, "model", None), "config", None)
-    to_dict = getattr(config, "to_dict", None)
-    return dict(to_dict()) if callable(to_dict) else None
+    :meth:`~compressbench.readers.base.Reader.model_config`."""
+    return reader.model_config()
 
 
 def cell_flops(
@@ -60,16 +56,14 @@ def cell_flops(
     }
 
 
-def reader_cell_flops(reader: Any, rows: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+def reader_cell_flops(reader: Reader, rows: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     """:func:`cell_flops` with the reader's own config; None when the reader has no local config
     (an API model) or the config is not one the decoder formula counts."""
     raw = reader_config(reader)
     if raw is None:
         return None
     try:
-        cost = decoder_cost(
-            ConfigFields(raw, source=f"{getattr(reader, 'model_id', 'reader')} config")
-        )
+        cost = decoder_cost(ConfigFields(raw, source=f"{reader.model_id} config"))
     except InputError as exc:
         log.warning("no FLOPs for this cell: %s", exc)
         return None

@@ -35,6 +35,7 @@ from compressbench.flops.cells import reader_config
 from compressbench.flops.decoder import decoder_cost
 from compressbench.flops.encdec import encdec_cost
 from compressbench.flops.fields import ConfigFields
+from compressbench.readers.base import Reader
 
 log = logging.getLogger(__name__)
 
@@ -81,20 +82,9 @@ def _tokens(comp: Compression) -> tuple[int, int]:
     return int(comp.record.get("tokens_in") or 0), int(comp.record.get("tokens_out") or 0)
 
 
-def _prompt_ids(reader: Any, method: Any, source: Source, k: int) -> list[int] | None:
+def _prompt_ids(reader: Reader, method: Any, source: Source, k: int) -> list[int] | None:
     """The token ids the reader feeds for this case's request (None: not a local reader)."""
-    own = getattr(reader, "prompt_ids", None)  # a GGUF reader tokenizes its own prompts
-    if callable(own):
-        return list(own(method.request(source, k))[0])
-    tokenizer = getattr(reader, "tokenizer", None)
-    if tokenizer is None:
-        return None
-    from compressbench.readers import chat
-
-    request = method.request(source, k)
-    text = chat.render_chat(tokenizer, request.system, request.user)
-    limit = getattr(reader, "max_input_tokens", chat.DEFAULT_MAX_INPUT_TOKENS)
-    return chat.encode(tokenizer, text, limit)
+    return reader.prompt_ids(method.request(source, k))
 
 
 def llm_flops(
@@ -105,9 +95,7 @@ def llm_flops(
     if raw is not None:
         cost = decoder_cost(ConfigFields(raw, source="the llm reader config"))
     else:
-        cost = decoder_cost(
-            model_config(getattr(reader, "model", None), override, "the llm reader")
-        )
+        cost = decoder_cost(model_config(reader.model, override, "the llm reader"))
     by_subset: dict[str, list[int]] = defaultdict(list)
     for i, s in enumerate(sources):
         by_subset[s.case.subset].append(i)  # type: ignore[attr-defined]
@@ -129,16 +117,14 @@ def llm_flops(
 def brief_pro_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
-    cost = decoder_cost(
-        model_config(getattr(method.reader(), "model", None), override, "brief_pro")
-    )
+    cost = decoder_cost(model_config(method.reader().model, override, "brief_pro"))
     return CellFlops([cost.case(*_tokens(c)) for c in comps], "decoder", cost.to_dict())
 
 
 def recomp_abstractive_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
-    model = getattr(method.reader(), "model", None)
+    model = method.reader().model
     cost = encdec_cost(model_config(model, override, "recomp_abstractive"))
     return CellFlops([cost.case(*_tokens(c)) for c in comps], "encoder_decoder", cost.to_dict())
 
@@ -146,9 +132,7 @@ def recomp_abstractive_flops(
 def press_flops(
     method: Any, sources: Sequence[Source], comps: Sequence[Compression], override: str | None
 ) -> CellFlops:
-    cost = decoder_cost(
-        model_config(getattr(method.reader(), "model", None), override, "the press")
-    )
+    cost = decoder_cost(model_config(method.reader().model, override, "the press"))
 
     def prompt_tokens(comp: Compression) -> int:
         press = comp.record.get("press") or {}

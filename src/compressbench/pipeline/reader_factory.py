@@ -58,5 +58,4 @@ def build_reader(spec: ReaderSpec) -> Reader:
 def reader_tokenizer(spec: ReaderSpec) -> Any:
     """The reader's tokenizer when its backend can load one without the model (a local model:
     ``hf``'s transformers tokenizer, ``llamacpp``'s GGUF vocabulary), else None."""
-    tokenizer_for = getattr(READERS.factory(spec.backend), "tokenizer_for", None)
-    return tokenizer_for(spec.model) if tokenizer_for is not None else None
+    return READERS.factory(spec.backend).tokenizer_for(spec.model)

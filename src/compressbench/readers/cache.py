@@ -234,13 +234,9 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def default_commit_every(reader: Reader) -> int:
-    """Requests generated and committed together: the reader's own ``commit_every``, else the
-    batch it can use at once (its batch size, else its concurrency), else 8."""
-    for attr in ("commit_every", "batch_size", "concurrency"):
-        value = getattr(reader, attr, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    return 8
+    """Requests generated and committed together: the reader's ``commit_every`` (the batch it
+    uses at once: its batch size, its concurrency, 1 for one prompt at a time), at least 1."""
+    return max(1, reader.commit_every)
 
 
 def generate_cached(
@@ -308,13 +304,10 @@ def generate_cached(
 
 
 def _miss_order(reader: Reader, requests: Sequence[ChatRequest]) -> Callable[[int], Any]:
-    """The order misses are generated in: the reader's ``request_order`` key when it has one
-    (llamacpp: prompts sharing a prefix next to each other), else by prompt length (batches of
-    similar length pad little). Order never changes an answer."""
-    own = getattr(reader, "request_order", None)
-    if callable(own):
-        return lambda i: (own(requests[i]), i)
-    return lambda i: (len(requests[i].system) + len(requests[i].user), i)
+    """The order misses are generated in: the reader's ``request_order`` key (by default the
+    prompt's length, so batches pad little; llamacpp: prompts sharing a prefix next to each
+    other), ties by input position. Order never changes an answer."""
+    return lambda i: (reader.request_order(requests[i]), i)
 
 
 def _progress(total: int, enabled: bool, reader: Reader) -> Any:

@@ -13,13 +13,22 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from compressbench.readers import chat
-from compressbench.readers.base import ChatRequest, Generation, json_record, provenance
+from compressbench.readers.base import (
+    PACKAGED,
+    ChatRequest,
+    Generation,
+    ModelSource,
+    Reader,
+    json_record,
+    provenance,
+    question_offset,
+)
 from compressbench.readers.decode_modes import (
     DEFAULT_DECODE_MODE,
     DecodeMode,
@@ -29,6 +38,7 @@ from compressbench.readers.decode_modes import (
 from compressbench.readers.defaults import DEFAULT_ATTN_IMPLEMENTATION, DEFAULT_BATCH_SIZE
 from compressbench.readers.env import cuda_peak_memory
 from compressbench.readers.fingerprint import FingerprintCache, loaded_revision
+from compressbench.readers.hf_load import eos_ids, load_model, resolve_device, split_gguf
 from compressbench.readers.postprocess import from_exception, from_text
 from compressbench.readers.press_hook import PressHook
 from compressbench.readers.smollm import MODEL_NAME
@@ -44,9 +54,10 @@ class _Row:
     request: ChatRequest
     prompt: str
     ids: list[int]
+    question_at: int | None  # where the question starts in ``prompt`` (None: no question)
 
 
-class HFReader:
+class HFReader(Reader):
     """Reader on a transformers causal LM.
 
     Parameters: ``model`` (Hub id, local directory or ``.gguf`` path; None or ``smollm2``: the
@@ -65,6 +76,7 @@ class HFReader:
     # load and run counters for the cell's .stats.json (reader_stats): weight hashing, and on
     # CUDA the process's peak memory after the last generate()
     stats: dict[str, Any]
+    press: PressHook | None
 
     def __init__(
         self,
@@ -94,7 +106,7 @@ class HFReader:
             model, gguf_file = prepared.path, None
             model_id = model_id or prepared.model_id
             model_revision = model_revision or prepared.revision
-        source, gguf_file = _split_gguf(model, gguf_file)
+        source, gguf_file = split_gguf(model, gguf_file)
         self.dtype = dtype
         self.attn_implementation = attn_implementation
         self.batch_size = batch_size
@@ -104,12 +116,12 @@ class HFReader:
         self.press_spec = press_spec
         self.decode_mode: DecodeMode = get_decode_mode(decode_mode)
         self.static_caches = StaticCachePool()  # fast mode's cache (one per reader)
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         if num_threads is not None:
             import torch
 
             torch.set_num_threads(num_threads)  # process-wide; helps a lot on busy CPUs
-        self.model, self.tokenizer = _load(
+        self.model, self.tokenizer = load_model(
             source, gguf_file, revision, dtype, attn_implementation, self.device
         )
         chat.prepare_tokenizer(self.tokenizer)
@@ -121,7 +133,7 @@ class HFReader:
         )
         self.stats = hashes.stats.as_dict()  # hashing seconds, files from the cache
         self.pad_token_id = int(self.tokenizer.eos_token_id)
-        self.eos_token_ids = _eos_ids(self.model, self.tokenizer)
+        self.eos_token_ids = eos_ids(self.model, self.tokenizer)
 
     def with_press(
         self, press: PressHook | None, press_spec: dict[str, Any] | None = None, **overrides: Any
@@ -134,6 +146,27 @@ class HFReader:
                 raise AttributeError(f"HFReader has no parameter {key!r}")
             setattr(other, key, value)
         return other
+
+    @property
+    def commit_every(self) -> int:  # type: ignore[override]
+        """A batch is generated and committed at once."""
+        return self.batch_size
+
+    @classmethod
+    def model_source(cls, model: str, revision: str | None = None) -> ModelSource:
+        """The default SmolLM2 is installed from PyPI; other models as :class:`Reader` says."""
+        if model == MODEL_NAME:
+            return ModelSource(PACKAGED, model)
+        return super().model_source(model, revision)
+
+    @classmethod
+    def gpu_use(cls, settings: Mapping[str, Any]) -> str | None:
+        return "reader hf runs the model on the GPU"
+
+    @classmethod
+    def kv_rows(cls, batch_size: int, n_ctx: int, prompt_tokens: int) -> tuple[int, int]:
+        """A whole batch of prompts is held at once."""
+        return batch_size, prompt_tokens
 
     @staticmethod
     def tokenizer_for(model: str | None) -> Any:
@@ -168,9 +201,8 @@ class HFReader:
         for i, req in enumerate(requests):
             try:
                 prompt = chat.render_chat(self.tokenizer, req.system, req.user)
-                rows.append(
-                    _Row(i, req, prompt, chat.encode(self.tokenizer, prompt, self.max_input_tokens))
-                )
+                ids = chat.encode(self.tokenizer, prompt, self.max_input_tokens)
+                rows.append(_Row(i, req, prompt, ids, question_offset(prompt, req)))
             except Exception as exc:  # a bad row must not sink the others
                 out[i] = from_exception(req.id, exc, provenance=self._provenance(req, 1))
         for batch in self._batches(rows):
@@ -213,7 +245,7 @@ class HFReader:
         mark = self._records_mark()
         try:
             new = self._generate_batch(
-                [r.prompt for r in batch],
+                batch,
                 torch.tensor(ids, dtype=torch.long, device=self.device),
                 torch.tensor(mask, dtype=torch.long, device=self.device),
                 batch[0].request.max_new_tokens,
@@ -240,19 +272,19 @@ class HFReader:
 
     def _records_mark(self) -> int:
         """How many records the press hook holds before a call (0 without a hook)."""
-        return len(getattr(self.press, "records", None) or ())
+        return 0 if self.press is None else len(self.press.records)
 
     def _new_records(self, mark: int, batch: list[_Row]) -> list[dict[str, Any] | None]:
         """The hook's records of one call, one per row in the order the hook got the prompts.
 
         The hook appends one record per prompt of the batch (rows as batched, length-sorted),
-        so entry ``j`` belongs to ``batch[j]``. A hook without ``records`` gives None; a count
-        that does not match the batch is logged and gives None rather than a wrong pairing.
+        so entry ``j`` belongs to ``batch[j]``. No hook, or one that records nothing, gives
+        None; a count that does not match the batch is logged and gives None rather than a wrong
+        pairing.
         """
-        records = getattr(self.press, "records", None)
-        if records is None:
+        new = [] if self.press is None else list(self.press.records[mark:])
+        if not new:
             return [None] * len(batch)
-        new = list(records[mark:])
         if len(new) != len(batch):
             log.warning(
                 "press hook added %d records for a batch of %d; records dropped",
@@ -279,7 +311,7 @@ class HFReader:
         )
 
     def _generate_batch(
-        self, prompts: Sequence[str], input_ids: Any, attention_mask: Any, max_new_tokens: int
+        self, batch: Sequence[_Row], input_ids: Any, attention_mask: Any, max_new_tokens: int
     ) -> Any:
         """New token ids ``[batch, new]`` for one left-padded batch (the press seam)."""
         import torch
@@ -298,11 +330,12 @@ class HFReader:
                 return self.press(
                     model=self.model,
                     tokenizer=self.tokenizer,
-                    prompts=prompts,
+                    prompts=[r.prompt for r in batch],
                     input_ids=input_ids,
                     attention_mask=attention_mask,
                     generate_kwargs=kwargs,
                     decode_together=self.decode_mode.decode_presses_together,
+                    questions_at=[r.question_at for r in batch],
                 )
             if self.decode_mode.cache_implementation == "static":  # compiled by generate on CUDA
                 rows, width = input_ids.shape
@@ -316,80 +349,9 @@ class HFReader:
     def _press_description(self) -> dict[str, Any] | None:
         if self.press is None:
             return None
-        if self.press_spec is not None:
-            return dict(self.press_spec)
-        spec = getattr(self.press, "spec", None)
-        if isinstance(spec, dict):
-            return dict(spec)
-        target = getattr(self.press, "__qualname__", type(self.press).__qualname__)
-        return {"callable": f"{type(self.press).__module__}.{target}"}
+        return dict(self.press_spec if self.press_spec is not None else self.press.spec)
 
     def _provenance(self, req: ChatRequest, batch_len: int) -> dict[str, Any]:
         prov = provenance(self, device=str(self.device), batch_size=batch_len)
         prov["decoding"]["max_new_tokens"] = req.max_new_tokens
         return prov
-
-
-def _split_gguf(model: str | Path, gguf_file: str | None) -> tuple[str, str | None]:
-    """A ``.gguf`` path becomes (its directory, its file name)."""
-    path = Path(model)
-    if gguf_file is None and path.suffix == ".gguf" and path.is_file():
-        return str(path.parent), path.name
-    return str(model), gguf_file
-
-
-def _resolve_device(device: str) -> Any:
-    import torch
-
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda"):
-        torch.backends.cuda.matmul.allow_tf32 = False  # spec §6: TF32 off
-        torch.backends.cudnn.allow_tf32 = False
-    return torch.device(device)
-
-
-def _load(
-    source: str,
-    gguf_file: str | None,
-    revision: str | None,
-    dtype: str,
-    attn_implementation: str,
-    device: Any,
-) -> tuple[Any, Any]:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    kwargs: dict[str, Any] = {}
-    if gguf_file is not None:
-        kwargs["gguf_file"] = gguf_file
-    if revision is not None:
-        kwargs["revision"] = revision
-    tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-    if gguf_file is not None:
-        from transformers.utils import cached_file
-
-        from compressbench.readers.gguf_tokenizer import repair_tokenizer
-
-        local = cached_file(source, gguf_file, revision=revision)
-        if local is not None:
-            tokenizer = repair_tokenizer(tokenizer, local)
-    torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype)
-    model = AutoModelForCausalLM.from_pretrained(
-        source, dtype=torch_dtype, attn_implementation=attn_implementation, **kwargs
-    )
-    model.to(device)
-    model.eval()
-    return model, tokenizer
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
-    ids: set[int] = set()
-    configured = getattr(model.generation_config, "eos_token_id", None)
-    if isinstance(configured, int):
-        ids.add(configured)
-    elif configured:
-        ids.update(int(i) for i in configured)
-    if tokenizer.eos_token_id is not None:
-        ids.add(int(tokenizer.eos_token_id))
-    return ids

@@ -7,13 +7,14 @@ and left-truncated to ``max_input_tokens`` (and to what ``n_ctx`` leaves for the
 
 An answer never depends on what ran before it. llama.cpp's numbers depend on how a prompt is
 cut into evaluation batches, so every prompt is evaluated on one fixed schedule that depends
-only on the prompt: the system turn as its own segment, the user turn up to ``split_before``
-(TPBench: the dialogue before ``"\\n\\nQuestion: "``) as the next, the rest as the last, each
-segment in chunks of ``n_batch`` tokens, and the prompt's final token alone (the step that
-produces the first answer token). A chunk already in the KV cache from the previous prompt,
-computed on the same schedule from the same tokens, is reused instead of evaluated again; the
-cache never holds anything else a prompt could read. ``stats`` counts the prompt tokens sent
-and those evaluated.
+only on the prompt: the system turn as its own segment, the user turn up to where the
+request's question starts (TPBench: the dialogue; a request that carries no question: up to
+the last :data:`~compressbench.readers.base.QUESTION_JOIN` in its text) as the next, the rest
+as the last, each segment in chunks of ``n_batch`` tokens, and the prompt's final token alone
+(the step that produces the first answer token). A chunk already in the KV cache from the
+previous prompt, computed on the same schedule from the same tokens, is reused instead of
+evaluated again; the cache never holds anything else a prompt could read. ``stats`` counts
+the prompt tokens sent and those evaluated.
 """
 
 from __future__ import annotations
@@ -29,10 +30,19 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.readers import chat
-from compressbench.readers.base import ChatRequest, Generation, ReaderUnavailableError, provenance
+from compressbench.readers.base import (
+    LOCAL,
+    PACKAGED,
+    QUESTION_JOIN,
+    ChatRequest,
+    Generation,
+    ModelSource,
+    Reader,
+    ReaderUnavailableError,
+    provenance,
+)
 from compressbench.readers.postprocess import from_exception, from_text
 
-DEFAULT_SPLIT = "\n\nQuestion: "
 # llama.cpp's CPU threads meet at OpenMP barriers; spinning there (libgomp's default) makes a
 # prompt many times slower when other processes share the cores. Sleeping waits cost little
 # on an idle machine. Read by libgomp when llama.cpp loads it; a value already set is kept.
@@ -113,16 +123,16 @@ def _grammar(schema: Mapping[str, Any]) -> Any:
     return _grammar_of(json.dumps(schema))
 
 
-class LlamaCppReader:
+class LlamaCppReader(Reader):
     """Reader on llama-cpp-python.
 
     Parameters: ``model`` (packaged name or ``.gguf`` path), ``n_ctx`` (context size),
     ``n_threads`` (CPU threads; None: llama.cpp's default), ``n_batch`` (tokens per evaluation
     chunk; part of the answer's identity), ``max_input_tokens`` (left truncation), ``seed``
-    (recorded; decoding is greedy), ``split_before`` (where the user turn's shared prefix
-    ends; None: no split), ``n_gpu_layers`` (0 on CPU; -1 offloads every layer on a CUDA
-    build), ``reuse_prefix`` (False: evaluate every prompt whole; the answers are the same,
-    only slower).
+    (recorded; decoding is greedy), ``split_question`` (the user turn's shared prefix ends
+    where its question starts; False: no split), ``n_gpu_layers`` (0 on CPU; -1 offloads
+    every layer on a CUDA build), ``reuse_prefix`` (False: evaluate every prompt whole; the
+    answers are the same, only slower).
 
     Prompts are answered one at a time, so each answer is committed to the answer cache as soon
     as it exists (``commit_every``): a run killed part-way loses only the answer in flight.
@@ -130,9 +140,37 @@ class LlamaCppReader:
 
     name = "llamacpp"
     libraries = ("llama_cpp",)  # loads libllama.so (and its libgomp) at import
+    structured_output = True  # a JSON Schema becomes a llama.cpp grammar
     commit_every = 1
 
     tokenizer_for = staticmethod(gguf_tokenizer)  # the GGUF's vocabulary (reader-token budgets)
+
+    @staticmethod
+    def model_problem(model: str) -> str | None:
+        """Neither a packaged name nor a ``.gguf`` file: :func:`~.packaged.gguf_model_problem`."""
+        from compressbench.readers.packaged import gguf_model_problem
+
+        return gguf_model_problem(model)
+
+    @classmethod
+    def model_source(cls, model: str, revision: str | None = None) -> ModelSource:
+        """A packaged name (installed from PyPI), else a local ``.gguf`` path."""
+        from compressbench.readers import packaged
+
+        if packaged.lookup(model) is not None:
+            return ModelSource(PACKAGED, model)
+        return ModelSource(LOCAL, str(Path(model).expanduser()))
+
+    @classmethod
+    def gpu_use(cls, settings: Mapping[str, Any]) -> str | None:
+        """Only when it offloads layers (``n_gpu_layers``)."""
+        layers = settings.get("n_gpu_layers")
+        return f"reader llamacpp offloads layers (n_gpu_layers {layers})" if layers else None
+
+    @classmethod
+    def kv_rows(cls, batch_size: int, n_ctx: int, prompt_tokens: int) -> tuple[int, int]:
+        """One prompt at a time, in a context of ``n_ctx`` tokens allocated at load."""
+        return 1, n_ctx
 
     def __init__(
         self,
@@ -143,7 +181,7 @@ class LlamaCppReader:
         n_batch: int = 256,
         max_input_tokens: int = chat.DEFAULT_MAX_INPUT_TOKENS,
         seed: int = 0,
-        split_before: str | None = DEFAULT_SPLIT,
+        split_question: bool = True,
         n_gpu_layers: int = 0,
         reuse_prefix: bool = True,
     ) -> None:
@@ -159,7 +197,7 @@ class LlamaCppReader:
         self.n_ctx, self.n_batch, self.seed = n_ctx, n_batch, seed
         self.n_threads = n_threads or max(1, min(8, os.cpu_count() or 1))
         self.max_input_tokens = max_input_tokens
-        self.split_before = split_before
+        self.split_question = split_question
         self.n_gpu_layers = n_gpu_layers
         self.reuse_prefix = reuse_prefix  # off: every prompt evaluated whole (same answers)
         self.llm = Llama(
@@ -192,7 +230,8 @@ class LlamaCppReader:
             "n_batch": self.n_batch,
             "max_input_tokens": self.max_input_tokens,
             "truncation_side": "left",
-            "split_before": self.split_before,
+            # the split as the cache key has always named it: the text it was found at
+            "split_before": QUESTION_JOIN if self.split_question else None,
             "chat_template": "gguf" if self.template else "none",
             "n_gpu_layers": self.n_gpu_layers,  # GPU kernels round differently
         }
@@ -215,8 +254,7 @@ class LlamaCppReader:
         """The model's shape in Hugging Face config names, from the GGUF metadata (FLOPs)."""
         return gguf_config(self.llm.metadata, self.llm.n_vocab())
 
-    @staticmethod
-    def request_order(req: ChatRequest) -> tuple[str, str]:
+    def request_order(self, req: ChatRequest) -> tuple[str, str]:
         """Sort key that puts prompts sharing a prefix next to each other (chunks reused)."""
         return (req.system, req.user)
 
@@ -229,8 +267,9 @@ class LlamaCppReader:
         return [out[i] for i in range(len(requests))]
 
     # -- prompt -----------------------------------------------------------------------------
-    def render(self, system: str, user: str) -> tuple[str, list[str]]:
+    def render(self, req: ChatRequest) -> tuple[str, list[str]]:
         """The templated prompt and its segment prefixes (system turn; user turn to the split)."""
+        system, user = req.system, req.user
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         if not self.template:
             text = system + "\n\n" + user
@@ -241,8 +280,8 @@ class LlamaCppReader:
             head = self._format(messages[:1], False)
             prefixes = [head] if text.startswith(head) else []
             start = text.find(user, len(head) if prefixes else 0)
-        if self.split_before and start >= 0:
-            cut = user.rfind(self.split_before)
+        if self.split_question and start >= 0:
+            cut = req.question_at if req.question_at is not None else user.rfind(QUESTION_JOIN)
             if cut > 0:
                 prefixes.append(text[: start + cut])
         return text, prefixes
@@ -262,9 +301,13 @@ class LlamaCppReader:
         add_bos = not (self._bos and text.startswith(self._bos))
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
 
-    def prompt_ids(self, req: ChatRequest) -> tuple[list[int], list[int]]:
+    def prompt_ids(self, request: ChatRequest) -> list[int]:
+        """Token ids of the prompt as llama.cpp tokenizes it (left-truncated)."""
+        return self.prompt_segments(request)[0]
+
+    def prompt_segments(self, req: ChatRequest) -> tuple[list[int], list[int]]:
         """Token ids of the prompt (left-truncated) and its segment boundaries (token counts)."""
-        text, prefixes = self.render(req.system, req.user)
+        text, prefixes = self.render(req)
         ids = self._tokenize(text)
         limit = max(1, min(self.max_input_tokens, self.n_ctx - req.max_new_tokens))
         if len(ids) > limit:
@@ -295,7 +338,7 @@ class LlamaCppReader:
         prov = provenance(self, **self._record)  # the record is fixed once the model loads
         prov["decoding"]["max_new_tokens"] = req.max_new_tokens
         try:
-            ids, bounds = self.prompt_ids(req)
+            ids, bounds = self.prompt_segments(req)
             reused = self._prefill(ids, self.schedule(ids, bounds))
             grammar = None if req.response_schema is None else _grammar(req.response_schema)
             result: Any = self.llm.create_completion(

@@ -16,7 +16,14 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from compressbench.readers.base import ChatRequest, Generation, provenance
+from compressbench.readers.base import (
+    SERVER,
+    ChatRequest,
+    Generation,
+    ModelSource,
+    Reader,
+    provenance,
+)
 from compressbench.readers.postprocess import from_exception, from_text
 
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -33,7 +40,7 @@ def is_retryable(exc: BaseException) -> bool:
     return False
 
 
-class OpenAIReader:
+class OpenAIReader(Reader):
     """Parameters: ``model`` (served model name), ``base_url`` / ``api_key`` (default
     ``$OPENAI_BASE_URL`` / ``$OPENAI_API_KEY``), ``model_id`` / ``revision`` (provenance),
     ``concurrency``, ``max_retries``, ``backoff_base`` / ``backoff_max`` (seconds),
@@ -44,6 +51,17 @@ class OpenAIReader:
 
     name = "openai"
     libraries = ("openai",)
+    structured_output = True  # sends the request's schema as a JSON-schema response format
+
+    @classmethod
+    def model_source(cls, model: str, revision: str | None = None) -> ModelSource:
+        """The model is served: ``reader.model`` names it on the server."""
+        return ModelSource(SERVER, model)
+
+    @property
+    def commit_every(self) -> int:  # type: ignore[override]
+        """The requests in flight at once are committed together."""
+        return self.concurrency
 
     def __init__(
         self,

@@ -7,30 +7,22 @@ backend takes are its class's keyword parameters (see :func:`reader_parameters`)
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from compressbench.readers.base import Reader
 from compressbench.registry import Registry
 
-ReaderFactory = Callable[..., Reader]
-
-# a new backend is one file plus one line here
-READERS: Registry[ReaderFactory] = Registry(
+# a new backend is one file plus one line here; what it can do (structured output, where its
+# model comes from, its tokenizer, ...) are members of its class (:class:`~.base.Reader`)
+READERS: Registry[type[Reader]] = Registry(
     "reader",
     lazy={
         "hf": "compressbench.readers.hf:HFReader",
         "llamacpp": "compressbench.readers.llamacpp:LlamaCppReader",
+        "mock": "compressbench.readers.mock:MockReader",
         "openai": "compressbench.readers.openai_api:OpenAIReader",
         "vllm": "compressbench.readers.vllm_backend:VLLMReader",
     },
-)
-# backends that constrain an answer to a JSON Schema (``reader.structured``)
-STRUCTURED_BACKENDS = ("llamacpp", "openai")
-# backends whose ``reader.model`` is checked when params.yaml is read: the function returns
-# why a model name cannot be used, or None; it loads no weights and no backend library
-MODEL_CHECKS: Registry[Callable[[str], str | None]] = Registry(
-    "model check", lazy={"llamacpp": "compressbench.readers.packaged:gguf_model_problem"}
 )
 
 register_reader = READERS.register
@@ -38,14 +30,24 @@ unregister_reader = READERS.unregister
 reader_names = READERS.names
 
 
+def backend(name: str) -> type[Reader]:
+    """The class of backend ``name`` (imported now; backend modules import no heavy library)."""
+    return READERS.factory(name)
+
+
 def reader_parameters(name: str) -> tuple[str, ...]:
     """The keyword parameters of backend ``name`` (its class's signature)."""
     return READERS.parameters(name)
 
 
+def structured_backends() -> tuple[str, ...]:
+    """The backends that constrain an answer to a JSON Schema (``reader.structured``)."""
+    return tuple(n for n in reader_names() if backend(n).structured_output)
+
+
 def model_problem(name: str, model: str) -> str | None:
-    """Why backend ``name`` cannot read ``model`` (see :data:`MODEL_CHECKS`), else None."""
-    return MODEL_CHECKS.factory(name)(model) if name in MODEL_CHECKS else None
+    """Why backend ``name`` cannot read ``model`` (its ``model_problem``), else None."""
+    return backend(name).model_problem(model)
 
 
 def get_reader(name: str, **params: Any) -> Reader:

@@ -15,11 +15,10 @@ import random
 from typing import Any
 
 from compressbench.readers import chat
-from compressbench.readers.base import ChatRequest
+from compressbench.readers.base import ChatRequest, render_user
 from compressbench.readers.decode_modes import DEFAULT_DECODE_MODE, StaticCachePool, get_decode_mode
 from compressbench.readers.hf import HFReader
 
-MARKER = "\n\nQuestion:"  # the press context/question split (kv.record.DEFAULT_QUESTION_MARKER)
 # Llama-3.1-8B-Instruct's config.json (revision 0e9e39f2, spec §6), model fields only.
 LLAMA_31_8B: dict[str, Any] = {
     "vocab_size": 128256,
@@ -124,14 +123,14 @@ def make_requests(
         base = len(
             chat.encode(
                 tokenizer,
-                chat.render_chat(tokenizer, system, f"Context: {MARKER} {question}"),
+                chat.render_chat(tokenizer, system, render_user("Context: ", question)),
                 10**6,
             )
         )
         if n <= base:
             raise ValueError(f"prompt length {n} must exceed the fixed part's {base} tokens")
-        user = f"Context: {words(n - base)}{MARKER} {question}"
-        out.append(ChatRequest(f"p{i:02d}", system, user, new_tokens))
+        context = f"Context: {words(n - base)}"  # a press prefills this, then the question
+        out.append(ChatRequest(f"p{i:02d}", system, context, new_tokens, question=question))
     return out
 
 

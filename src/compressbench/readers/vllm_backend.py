@@ -8,15 +8,22 @@ token ids; decoding is greedy (``temperature=0``) with ``max_tokens`` per reques
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from compressbench.readers import chat
-from compressbench.readers.base import ChatRequest, Generation, ReaderUnavailableError, provenance
+from compressbench.readers.base import (
+    ChatRequest,
+    Generation,
+    Reader,
+    ReaderUnavailableError,
+    provenance,
+)
 from compressbench.readers.env import hub_commit, model_sha256
 from compressbench.readers.postprocess import from_exception, from_text
 
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 NOT_INSTALLED = (
     "the 'vllm' reader needs the vllm package, which is not installed here; it ships in the "
     "CUDA image (docker/Dockerfile.cuda). Use reader 'hf' or 'openai' otherwise."
@@ -31,7 +38,7 @@ def _import_vllm() -> Any:
     return vllm
 
 
-class VLLMReader:
+class VLLMReader(Reader):
     """Parameters: ``model`` (Hub id or local directory), ``revision``, ``model_id`` /
     ``model_revision`` (provenance overrides), ``dtype``, ``max_input_tokens``,
     ``tensor_parallel_size``, ``gpu_memory_utilization``, ``seed``; other keyword arguments go
@@ -40,6 +47,12 @@ class VLLMReader:
 
     name = "vllm"
     libraries = ("torch", "vllm")
+    # vLLM claims this share of the GPU's memory at start (the default gpu_memory_utilization)
+    gpu_memory_floor = DEFAULT_GPU_MEMORY_UTILIZATION
+
+    @classmethod
+    def gpu_use(cls, settings: Mapping[str, Any]) -> str | None:
+        return "reader vllm runs only on a GPU"
 
     def __init__(
         self,
@@ -52,7 +65,7 @@ class VLLMReader:
         max_input_tokens: int = chat.DEFAULT_MAX_INPUT_TOKENS,
         max_new_tokens_limit: int = 512,
         tensor_parallel_size: int = 1,
-        gpu_memory_utilization: float = 0.9,
+        gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION,
         seed: int = 0,
         **llm_kwargs: Any,
     ) -> None:

@@ -44,7 +44,7 @@ class ReaderIdentity:
             model_id=reader.model_id,
             revision=reader.revision,
             decoding=dict(reader.decoding()),
-            pressed=getattr(reader, "press", None) is not None,
+            pressed=reader.press is not None,
         )
 
 
@@ -107,7 +107,7 @@ class AnswerWorker:
         )
 
 
-class ReplayReader:
+class ReplayReader(Reader):
     """A reader with a worker's identity whose answers are the workers' results (by key).
 
     Used where the answer cache does not hold a result: a generation that raised is never

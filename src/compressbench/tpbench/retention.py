@@ -71,7 +71,7 @@ def share_presses(
     """Register every press method x ratio with the reader's shared prefill (if it has one), so
     the first press asked about a prompt gets all of them from one forward pass
     (:mod:`compressbench.compress.kv.shared`)."""
-    shared = getattr(reader, "shared_prefill", None)
+    shared = None if reader is None else reader.shared_prefill
     if shared is None:
         return
     for method in methods:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from compressbench.compress.kv.shared import SharedPrefill
-from compressbench.readers.chat import DEFAULT_MAX_INPUT_TOKENS, encode, render_chat
+from compressbench.readers.chat import encode, render_chat
 
 
 class LazyReader:
@@ -42,7 +42,7 @@ class LazyReader:
 
     @property
     def max_input_tokens(self) -> int:
-        return int(getattr(self.reader, "max_input_tokens", DEFAULT_MAX_INPUT_TOKENS))
+        return int(self.reader.max_input_tokens)
 
     def prompt(self, system: str, user: str) -> tuple[str, list[int]]:
         text = render_chat(self.tokenizer, system, user)

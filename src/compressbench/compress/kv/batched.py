@@ -108,16 +108,19 @@ def prefill_rows(
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     track_positions: bool = True,
     store: ContextStore | None = None,
+    questions_at: Sequence[int | None] | None = None,
 ) -> list[tuple[Planned, Pressed]]:
     """Every prompt planned, compressed under ``press`` and its question fed, one by one.
-    ``store`` (``context_shared`` mode): compressions of contexts seen before are reused."""
+    ``store`` (``context_shared`` mode): compressions of contexts seen before are reused.
+    ``questions_at``: where each prompt's question starts (see :func:`.generate.split_prompt`)."""
     from compressbench.compress.kv.build import press_spec
 
     spec_key = repr(press_spec(press))
     out = []
-    for text, ids in zip(prompts, prompt_ids, strict=True):
+    starts = questions_at if questions_at is not None else [None] * len(prompts)
+    for text, ids, at in zip(prompts, prompt_ids, starts, strict=True):
         used, reason, context_ids, question_ids = press_context(
-            tokenizer, text, press, mode, question_marker, max_input_tokens, ids
+            tokenizer, text, press, mode, question_marker, max_input_tokens, ids, at
         )
         planned = Planned(mode, used, reason, context_ids, question_ids)
 
@@ -262,6 +265,7 @@ def run_batch_with_press(
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     track_positions: bool = True,
     store: ContextStore | None = None,
+    questions_at: Sequence[int | None] | None = None,
 ) -> list[tuple[list[int], KVRecord]]:
     """:func:`~.generate.run_with_press` for many prompts: compressed one by one, decoded
     together. Returns the new ids and the record of every prompt, in order."""
@@ -278,6 +282,7 @@ def run_batch_with_press(
         max_input_tokens=max_input_tokens,
         track_positions=track_positions,
         store=store,
+        questions_at=questions_at,
     )
     new_ids = decode_together(model, [p for _, p in done], max_new_tokens, eos_token_ids)
     return [

@@ -248,9 +248,14 @@ def generate_ids_with_press(
     return decode_greedy(model, pressed, max_new_tokens, eos), pressed.info
 
 
-def split_prompt(prompt_text: str, question_marker: str) -> tuple[str, str] | None:
-    """``(context, question tail)`` split at the last marker occurrence, or None."""
-    at = prompt_text.rfind(question_marker)
+def split_prompt(
+    prompt_text: str, question_marker: str, question_at: int | None = None
+) -> tuple[str, str] | None:
+    """``(context, question tail)``: split at ``question_at`` (where the request's question
+    starts in the prompt, :func:`~compressbench.readers.base.question_offset`), else at the
+    last occurrence of ``question_marker`` (a prompt whose request carries no question), else
+    None."""
+    at = prompt_text.rfind(question_marker) if question_at is None else question_at
     if at < 0:
         return None
     return prompt_text[:at], prompt_text[at:]
@@ -268,15 +273,17 @@ def press_context(
     question_marker: str = DEFAULT_QUESTION_MARKER,
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     prompt_ids: Sequence[int] | None = None,
+    question_at: int | None = None,
 ) -> tuple[str, str | None, list[int], list[int]]:
     """``(mode used, fallback reason, context ids, question ids)``: what is prefilled under
-    ``press`` and what is fed after it (see :func:`run_with_press`)."""
+    ``press`` and what is fed after it (see :func:`run_with_press`; ``question_at``: where the
+    question starts in ``prompt_text``, see :func:`split_prompt`)."""
     check_mode(mode)
     used, reason = ("context_only" if mode == "context_shared" else mode), None
     context_ids: list[int] = []
     question_ids: list[int] = []
     if used == "context_only":
-        parts = split_prompt(prompt_text, question_marker)
+        parts = split_prompt(prompt_text, question_marker, question_at)
         if parts is None:
             used, reason = "full_prompt", f"question marker {question_marker!r} not in prompt"
         else:
@@ -304,19 +311,29 @@ def run_with_press(
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     prompt_ids: Sequence[int] | None = None,
     track_positions: bool = True,
+    question_at: int | None = None,
 ) -> tuple[list[int], KVRecord]:
     """Greedy generation for one templated prompt under ``press`` (see module docstring).
 
     ``context_only`` tokenizes the context without special tokens, right-truncated at
     ``max_input_tokens``, and the question tail without special tokens. ``full_prompt``
     tokenizes the prompt with the tokenizer's default special tokens, left-truncated at
-    ``max_input_tokens`` (the reader's rule), unless ``prompt_ids`` are given. Returns the new
-    token ids and the :class:`KVRecord`.
+    ``max_input_tokens`` (the reader's rule), unless ``prompt_ids`` are given. The context ends
+    where the question starts: at ``question_at`` when the request says where (a character
+    offset in ``prompt_text``), else at the last ``question_marker``. Returns the new token ids
+    and the :class:`KVRecord`.
     """
     if max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
     used, reason, context_ids, question_ids = press_context(
-        tokenizer, prompt_text, press, mode, question_marker, max_input_tokens, prompt_ids
+        tokenizer,
+        prompt_text,
+        press,
+        mode,
+        question_marker,
+        max_input_tokens,
+        prompt_ids,
+        question_at,
     )
     new_ids, info = generate_ids_with_press(
         model,

@@ -66,9 +66,11 @@ class KVPressHook:
         attention_mask: Any,
         generate_kwargs: dict[str, Any],
         decode_together: bool = False,
+        questions_at: Sequence[int | None] | None = None,
     ) -> Any:
         """New ids ``[batch, new]`` of every prompt (see the class notes); ``decode_together``:
-        the rows' compressed caches are decoded in one batch (:mod:`.batched`)."""
+        the rows' compressed caches are decoded in one batch (:mod:`.batched`);
+        ``questions_at``: where each prompt's question starts (None: at the question marker)."""
         import torch
 
         config = generate_kwargs.get("generation_config")
@@ -76,6 +78,7 @@ class KVPressHook:
         pad = getattr(config, "pad_token_id", None)
         pad = int(pad if pad is not None else tokenizer.eos_token_id)
         rows: list[list[int]] = []
+        starts = list(questions_at) if questions_at is not None else [None] * len(prompts)
         ids = [input_ids[i][attention_mask[i].bool()].tolist() for i in range(len(prompts))]
         if decode_together or self.store is not None:
             groups = (
@@ -97,11 +100,12 @@ class KVPressHook:
                     max_input_tokens=self.max_input_tokens,
                     track_positions=self.track_positions,
                     store=self.store,
+                    questions_at=[starts[i] for i in group],
                 ):
                     self.records.append(record)
                     rows.append(new_ids)
         else:  # one prompt at a time, start to end (the paper mode's loop)
-            for prompt, prompt_ids in zip(prompts, ids, strict=True):
+            for prompt, prompt_ids, at in zip(prompts, ids, starts, strict=True):
                 new_ids, record = run_with_press(
                     model,
                     tokenizer,
@@ -113,6 +117,7 @@ class KVPressHook:
                     max_input_tokens=self.max_input_tokens,
                     prompt_ids=prompt_ids,
                     track_positions=self.track_positions,
+                    question_at=at,
                 )
                 self.records.append(record)
                 rows.append(new_ids)

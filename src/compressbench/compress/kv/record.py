@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from compressbench.readers.base import QUESTION_JOIN
 from compressbench.readers.defaults import DEFAULT_MAX_INPUT_TOKENS as DEFAULT_MAX_INPUT_TOKENS
 
 BUDGET_UNIT = "kv_cache_entries"
@@ -13,7 +14,9 @@ BUDGET_UNIT = "kv_cache_entries"
 # and its cache copied for every prompt that has the same context (every probe of a dialogue);
 # a label of its own, though each answer equals ``context_only``'s (tests/compress/test_kv_batched).
 MODES = ("context_only", "full_prompt", "context_shared")
-DEFAULT_QUESTION_MARKER = "\n\nQuestion:"
+# Where a prompt whose request does not say where its question starts is split: the last
+# occurrence of the question join without its trailing space (named in every press's cache key)
+DEFAULT_QUESTION_MARKER = QUESTION_JOIN.rstrip()
 
 
 def check_mode(mode: str) -> str:

@@ -112,6 +112,6 @@ class LLMCompressor(GenerativeCompressor):
         return ChatRequest(
             id=case.case_id,
             system=system_message(self.prompts, case, demos),
-            user=user,
+            context=user,
             max_new_tokens=self.max_new_tokens,
         )

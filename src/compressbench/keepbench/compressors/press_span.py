@@ -25,16 +25,23 @@ from compressbench.compress.kv.positions import kept_text
 from compressbench.compress.kv.record import DEFAULT_QUESTION_MARKER
 from compressbench.compress.method import RetentionUnavailable
 from compressbench.keepbench.cases import KeepCase
+from compressbench.readers.base import ChatRequest, question_offset
 from compressbench.readers.chat import encode, render_chat
 
 PROMPT_VERSION = "v1"  # recorded; changing the prompt below changes the version
 SYSTEM = "Answer the question using only the context."
 
 
+def press_request(case: KeepCase) -> ChatRequest:
+    """The prompt a press prefills for ``case``: the context, then its question (last, so
+    ``context_only`` prefills everything before it)."""
+    return ChatRequest(case.case_id, SYSTEM, f"Context:\n{case.context}", question=case.query)
+
+
 def press_prompt(case: KeepCase) -> tuple[str, str]:
-    """``(system, user)`` of the prompt a press prefills for ``case`` (question last, after the
-    question marker, so ``context_only`` prefills everything before it)."""
-    return SYSTEM, f"Context:\n{case.context}{DEFAULT_QUESTION_MARKER} {case.query}"
+    """``(system, user)`` of :func:`press_request`."""
+    request = press_request(case)
+    return request.system, request.user
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,12 @@ class PressedContext:
 
 
 def _offsets(
-    tokenizer: Any, text: str, mode: str, ids: Sequence[int], max_input_tokens: int
+    tokenizer: Any,
+    text: str,
+    mode: str,
+    ids: Sequence[int],
+    max_input_tokens: int,
+    question_at: int | None,
 ) -> list[tuple[int, int]]:
     """Character spans in ``text`` of the prefilled ``ids`` (tokenised again with offsets,
     exactly as :func:`~compressbench.compress.kv.generate.press_context` tokenised them)."""
@@ -58,8 +70,8 @@ def _offsets(
         )
         got, spans = list(enc["input_ids"]), list(enc["offset_mapping"])
     else:
-        parts = split_prompt(text, DEFAULT_QUESTION_MARKER)
-        assert parts is not None  # context_only ran, so the marker is there
+        parts = split_prompt(text, DEFAULT_QUESTION_MARKER, question_at)
+        assert parts is not None  # context_only ran, so the prompt splits
         enc = tokenizer(parts[0], add_special_tokens=False, return_offsets_mapping=True)
         got = list(enc["input_ids"])[:max_input_tokens]
         spans = list(enc["offset_mapping"])[:max_input_tokens]
@@ -75,6 +87,7 @@ def context_positions(
     ids: Sequence[int],
     context: str,
     max_input_tokens: int,
+    question_at: int | None = None,
 ) -> list[int]:
     """Positions of ``ids`` (prefilled in ``mode`` from the templated ``text``) whose
     characters lie wholly inside ``context``'s span in ``text``."""
@@ -82,7 +95,7 @@ def context_positions(
     if start < 0:
         raise ValueError("the chat template altered the context; its tokens cannot be found")
     end = start + len(context)
-    spans = _offsets(tokenizer, text, mode, ids, max_input_tokens)
+    spans = _offsets(tokenizer, text, mode, ids, max_input_tokens, question_at)
     return [i for i, (a, b) in enumerate(spans) if start <= a < b <= end]
 
 
@@ -94,20 +107,29 @@ def press_case(
     Raises :class:`~compressbench.compress.method.RetentionUnavailable` when the press's kept
     positions cannot be recovered (it masks or merges entries instead of pruning them).
     """
-    system, user = press_prompt(case)
-    text = render_chat(tokenizer, system, user)
+    request = press_request(case)
+    text = render_chat(tokenizer, request.system, request.user)
     ids = encode(tokenizer, text, max_input_tokens)
+    at = question_offset(text, request)  # where the question starts in the templated prompt
     _, kv = run_with_press(
-        model, tokenizer, text, press, 1, mode, max_input_tokens=max_input_tokens, prompt_ids=ids
+        model,
+        tokenizer,
+        text,
+        press,
+        1,
+        mode,
+        max_input_tokens=max_input_tokens,
+        prompt_ids=ids,
+        question_at=at,
     )
     used, _, prefill, _ = press_context(
-        tokenizer, text, press, mode, DEFAULT_QUESTION_MARKER, max_input_tokens, ids
+        tokenizer, text, press, mode, DEFAULT_QUESTION_MARKER, max_input_tokens, ids, at
     )
     if used != kv.mode or len(prefill) != kv.context_tokens:  # pragma: no cover - same call
         raise RuntimeError("press_context disagrees with run_with_press")
     if kv.kept_positions is None:
         raise RetentionUnavailable(kv.kept_tokens_unavailable_reason or "no kept positions")
-    span = context_positions(tokenizer, text, used, prefill, case.context, max_input_tokens)
+    span = context_positions(tokenizer, text, used, prefill, case.context, max_input_tokens, at)
     inside = set(span)
     kept = [p for p in kv.kept_positions if p in inside]
     entries = kv.kept_entries_per_layer

@@ -43,7 +43,7 @@ def recomp_input(question: str, documents: Sequence[str]) -> str:
     return f"Question: {question}\n Document: {' '.join(documents)}\n Summary: "
 
 
-class Seq2SeqReader:
+class Seq2SeqReader(Reader):
     """A transformers seq2seq model as a :class:`Reader`: the user message is the input."""
 
     name = "seq2seq"
@@ -67,6 +67,11 @@ class Seq2SeqReader:
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         return [self._one(r) for r in requests]
+
+    def prompt_ids(self, request: ChatRequest) -> list[int]:
+        """The encoder's input ids: the user message, right-truncated (no chat template)."""
+        enc = self.tokenizer(request.user, truncation=True, max_length=self.max_input_tokens)
+        return list(enc["input_ids"])
 
     def _one(self, req: ChatRequest) -> Generation:
         import torch

@@ -74,7 +74,7 @@ class LLMBackend:
             "judge_backend": reader.name,
             "judge_model": reader.model_id,
             "judge_revision": reader.revision,
-            "judge_base_url": getattr(reader, "base_url", None),
+            "judge_base_url": reader.base_url,
             "judge_response_format": self.style,
             "judge_max_tokens": self.max_tokens,
             "judge_retries": self.retries,

@@ -49,7 +49,7 @@ class Judge:
             "judge_backend": self.reader.name,
             "judge_model": self.reader.model_id,
             "judge_revision": self.reader.revision,
-            "judge_base_url": getattr(self.reader, "base_url", None),
+            "judge_base_url": self.reader.base_url,
             "judge_prompt_sha256": prompt_sha256(),
             "judge_schema_sha256": schema_sha256(),
             "judge_response_format": self.style,
