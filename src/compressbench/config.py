@@ -33,10 +33,10 @@ from compressbench.readers.defaults import (
     DEFAULT_MAX_INPUT_TOKENS,
 )
 from compressbench.readers.registry import (
-    STRUCTURED_BACKENDS,
     model_problem,
     reader_names,
     reader_parameters,
+    structured_backends,
 )
 
 T = TypeVar("T")
@@ -177,8 +177,8 @@ def _reader(c: Checker, raw: Any) -> ReaderSpec:
 
     backend = c.choice(get("backend"), reader_names(), "reader.backend")
     structured = bool(c.typed(get("structured"), bool, "reader.structured"))
-    if structured and backend not in STRUCTURED_BACKENDS:
-        raise c.fail("reader.structured", f"needs backend {' or '.join(STRUCTURED_BACKENDS)}")
+    if structured and backend not in structured_backends():
+        raise c.fail("reader.structured", f"needs backend {' or '.join(structured_backends())}")
     model = c.typed(get("model"), str, "reader.model")
     problem = model_problem(backend, model)
     if problem is not None:

@@ -232,7 +232,7 @@ def test_answer_table_rows_and_kv_columns() -> None:
     assert (row["score_strict"], row["score_loose"]) == (1, 1)
     assert (row["kv_mode"], row["kv_fallback_reason"]) == ("full_prompt", "chat template")
     assert "gold_story_label" not in row and "error" not in row  # empty in every row
-    assert question_of("no marker here", "city") == "city"
+    assert question_of("no marker here", "marker", "city") == "city"
     assert context_excerpt("short") == "short"
     with pytest.raises(InputError, match=r"c\.jsonl.*sgd:d2:0"):
         answer_table([ctx], [{**score, "probe_id": "sgd:d2:0"}], contexts_file=Path("c.jsonl"))

@@ -9,32 +9,18 @@ reader needs no GPU SKIPs with that reason when none is visible.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import shutil
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from compressbench.config import ReaderSpec
 from compressbench.doctor import model
 from compressbench.doctor.base import FAIL, PASS, Context, Result, Skip, gib, one_line
+from compressbench.readers.registry import backend
 
 #: Share of the memory a reader may need beyond weights and KV cache (activations, allocator).
 OVERHEAD = 1.10
-#: The share of a GPU's memory vLLM claims at start (its ``gpu_memory_utilization`` default).
-VLLM_UTILIZATION = 0.9
-
-# backend -> why it needs a GPU (None: it does not), from the reader settings.
-GPU_RULES: dict[str, Callable[[ReaderSpec], str | None]] = {
-    "hf": lambda s: "reader hf runs the model on the GPU",
-    "vllm": lambda s: "reader vllm runs only on a GPU",
-    "llamacpp": lambda s: (
-        f"reader llamacpp offloads layers (n_gpu_layers {s.n_gpu_layers})"
-        if s.n_gpu_layers
-        else None
-    ),
-    "openai": lambda s: None,
-}
 
 
 @dataclass(frozen=True)
@@ -98,8 +84,7 @@ def gpu_need(ctx: Context) -> str | None:
         spec = ctx.reader
     except Skip:
         return "assumed (the parameters are invalid)"
-    rule = GPU_RULES.get(spec.backend)
-    return rule(spec) if rule is not None else None
+    return backend(spec.backend).gpu_use(dataclasses.asdict(spec))
 
 
 def _inventory(ctx: Context) -> Inventory:
@@ -159,17 +144,13 @@ def memory_need(ctx: Context) -> Need:
     size = model.size(ctx, src, spec)
     if size is None:
         raise Skip(f"size of {spec.model} unknown: {model.unknown_reason(ctx, src)}")
-    if spec.backend == "llamacpp":
-        batch, tokens = 1, spec.n_ctx
-    else:
-        batch = spec.batch_size if spec.backend == "hf" else 1
-        answer = max((spec.max_new_tokens.get(p, 0) for p in ctx.params.block("probes")), default=0)
-        tokens = spec.max_input_tokens + answer
+    answer = max((spec.max_new_tokens.get(p, 0) for p in ctx.params.block("probes")), default=0)
+    reader = backend(spec.backend)  # how many sequences of how many tokens its KV cache holds
+    batch, tokens = reader.kv_rows(spec.batch_size, spec.n_ctx, spec.max_input_tokens + answer)
     kv = (size.kv_per_token or 0) * batch * tokens
     kv_text = f"KV {gib(kv)} for {batch} x {tokens:,} tokens" if size.kv_per_token else "KV n/a"
     detail = f"weights {gib(size.weights)} + {kv_text}, +{OVERHEAD - 1:.0%}"
-    floor = VLLM_UTILIZATION if spec.backend == "vllm" else 0.0
-    return Need(int((size.weights + kv) * OVERHEAD), detail, floor)
+    return Need(int((size.weights + kv) * OVERHEAD), detail, reader.gpu_memory_floor)
 
 
 def judge_memory(inv: Inventory, need: Need) -> Result:

@@ -13,21 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.errors import InputError
+from compressbench.readers.base import render_user
+from compressbench.tpbench.prompts import split_user
 
-__all__ = ["EXCERPT_CHARS", "QUESTION_MARKER", "answer_table", "context_excerpt", "question_of"]
+__all__ = ["EXCERPT_CHARS", "answer_table", "context_excerpt", "question_of"]
 
-#: The user prompt ends with this marker and the question (``tpbench.prompts``).
-QUESTION_MARKER = "\n\nQuestion:"
 #: Characters kept from each end of a compressed context in the table.
 EXCERPT_CHARS = 150
 _GAP = " […] "
 
 
-def question_of(prompt_user: str, fallback: str = "") -> str:
-    """The tail of a user prompt from its last question marker on (``Question: ...``);
-    ``fallback`` (the probe's slot) when the prompt has no marker."""
-    at = prompt_user.rfind(QUESTION_MARKER)
-    return prompt_user[at:].strip() if at >= 0 else fallback
+def question_of(prompt_user: str, context: str, fallback: str = "") -> str:
+    """The question of a user prompt built around the rendered ``context``, as the prompt
+    states it (``Question: ...``, :func:`~compressbench.tpbench.prompts.split_user`);
+    ``fallback`` (the probe's slot) when the prompt was not built that way."""
+    question = split_user(prompt_user, context)[1]
+    return render_user("", question).strip() if question is not None else fallback
 
 
 def context_excerpt(text: str, chars: int = EXCERPT_CHARS) -> str:
@@ -57,7 +58,7 @@ def _row(score: Mapping[str, Any], ctx: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "probe_id": score["probe_id"],
         "dialogue_id": score.get("dialogue_id"),
-        "question": question_of(str(ctx["prompt_user"]), str(score.get("slot", ""))),
+        "question": question_of(str(ctx["prompt_user"]), text, str(score.get("slot", ""))),
         "gold": score.get("gold"),
         "gold_value": score.get("gold_value"),
         "gold_story_label": score.get("gold_story_label"),

@@ -18,6 +18,7 @@ from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.failures import check_model_calls
 from compressbench.readers.image_env import image_identity
 from compressbench.tpbench.probe_types import get_probe_type
+from compressbench.tpbench.prompts import context_request
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_records import (
     kv_summary,
@@ -61,8 +62,7 @@ def generation_fields(reader: Reader, gen: Generation, key: str) -> dict[str, An
 
 def reader_record(reader: Reader) -> dict[str, Any]:
     """What a backend records of itself beyond its decoding parameters (may be empty)."""
-    record = getattr(reader, "record", None)
-    return dict(record()) if callable(record) else {}
+    return dict(reader.record())
 
 
 def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
         # the backend's own record (package version, model file, threads, seed) and counters
         # (llamacpp: prompt tokens sent and evaluated; openai: calls and retries)
         "reader": reader_record(reader),
-        "reader_stats": dict(getattr(reader, "stats", None) or {}),
+        "reader_stats": dict(reader.stats),
         "image": image_identity(),
         # the process that answered: a reader worker (reader.worker) answers many cells with
         # one load, so its pid repeats and its loads stay at 1
@@ -145,12 +145,13 @@ def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[Chat
     """One chat request per context row (its probe's output budget from ``spec``; its answer
     schema when ``spec.structured``)."""
     return [
-        ChatRequest(
-            id=request_id(row),
-            system=row["prompt_system"],
-            user=row["prompt_user"],
-            max_new_tokens=spec.max_new_tokens[row["probe_type"]],
-            response_schema=answer_schema(spec, row["probe_type"]),
+        context_request(
+            request_id(row),
+            row["prompt_system"],
+            row["prompt_user"],
+            row.get("compressed_text_used"),
+            spec.max_new_tokens[row["probe_type"]],
+            answer_schema(spec, row["probe_type"]),
         )
         for row in contexts
     ]
@@ -168,7 +169,7 @@ def cell_reader(reader: Reader, params: Params, method: str, ratio: float) -> Re
     compressor = get_method(method, params.method_params.get(method))
     hook = compressor.reader_hook(ratio, max_input_tokens=params.reader.max_input_tokens)
     if hook is not None:  # the method runs inside the reader (a KV press)
-        reader = reader.with_press(hook, hook.spec)  # type: ignore[attr-defined]
+        reader = reader.with_press(hook, hook.spec)
     return reader
 
 
@@ -198,7 +199,7 @@ def write_answers(
     write_jsonl(cell.answers, answer_rows)
     records = [g.record for g in run.generations]
     kv = None
-    if getattr(reader, "press", None) is not None or any(r is not None for r in records):
+    if reader.press is not None or any(r is not None for r in records):
         kv = kv_summary(records)
         warn_fallbacks(f"answers {dataset} {method} r={ratio}", kv)
     stats = {

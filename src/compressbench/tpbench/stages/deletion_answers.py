@@ -8,9 +8,9 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline.reader_factory import build_reader
-from compressbench.readers.base import ChatRequest
 from compressbench.readers.failures import check_model_calls
 from compressbench.tpbench.pipeline_spec import DELETIONS
+from compressbench.tpbench.prompts import context_request
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import (
     answer_schema,
@@ -63,12 +63,13 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
     never regenerated, and timings go to the ``.stats.json`` beside the answers."""
     contexts = list(read_jsonl(paths.fill(paths.DELETION_CONTEXTS, dataset)))
     requests = [
-        ChatRequest(
-            id=deletion_request_id(row),
-            system=row["prompt_system"],
-            user=row["prompt_user"],
-            max_new_tokens=DELETIONS.of(params).max_new_tokens,
-            response_schema=answer_schema(params.reader, "P2"),  # deletions probe P2 only
+        context_request(
+            deletion_request_id(row),
+            row["prompt_system"],
+            row["prompt_user"],
+            row.get("compressed_text_used"),
+            DELETIONS.of(params).max_new_tokens,
+            answer_schema(params.reader, "P2"),  # deletions probe P2 only
         )
         for row in contexts
     ]
