@@ -215,7 +215,11 @@ class LlamaCppReader(Reader):
         self._eos = self._piece(self.llm.token_eos())
         self._bos = self._piece(self.llm.token_bos())
         self._chunk_ends: list[int] = []  # chunk boundaries of what the KV cache holds
-        self.stats = {"prompts": 0, "prompt_tokens_sent": 0, "prompt_tokens_evaluated": 0}
+        self.stats: dict[str, Any] = {
+            "prompts": 0,
+            "prompt_tokens_sent": 0,
+            "prompt_tokens_evaluated": 0,
+        }
 
     def _piece(self, token: int) -> str:
         if token < 0:

@@ -103,7 +103,7 @@ class OpenAIReader(Reader):
         self.response_format = None if response_format is None else dict(response_format)
         self._lock = threading.Lock()
         self._rng = random.Random()
-        self.stats = {"calls": 0, "retries": 0, "failures": 0}
+        self.stats: dict[str, Any] = {"calls": 0, "retries": 0, "failures": 0}
 
     def decoding(self) -> dict[str, Any]:
         out: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0}

@@ -22,7 +22,7 @@ from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.readers.structured import Parsed, parse_object
 
 
-class AttemptReader:
+class AttemptReader(Reader):
     """``reader`` as seen by the cache on attempt ``attempt``: same requests, same provenance,
     a decoding (hence cache key) marked with the attempt number from attempt 1 on."""
 
