@@ -63,7 +63,7 @@ def _rows(dataset: str, probe: str, seeds: tuple[int, ...]) -> int:
 
 def _new_tokens(reader: str, probe: str) -> int:
     # Llama's budget is the probe type's; Mistral uses 128 throughout (§6)
-    return PROBE_TYPES[probe].paper_output_tokens if reader.startswith("llama") else 128
+    return PROBE_TYPES[probe].output_tokens if reader.startswith("llama") else 128
 
 
 def grid(kind: str = "as_run") -> list[Cell]:
