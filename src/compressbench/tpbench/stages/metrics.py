@@ -59,6 +59,7 @@ def summary_grid(params: Params) -> SummaryGrid:
         "tracking",
         "tpbench/stages/track.py",
         "tpbench/stages/answer_table.py",
+        "tpbench/prompts.py",  # the answer table's question column (prompts.split_user)
     ),
     # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
