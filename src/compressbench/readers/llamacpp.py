@@ -41,6 +41,7 @@ from compressbench.readers.base import (
     ReaderUnavailableError,
     provenance,
 )
+from compressbench.readers.packaged import gguf_model_problem as packaged_model_problem
 from compressbench.readers.postprocess import from_exception, from_text
 
 # llama.cpp's CPU threads meet at OpenMP barriers; spinning there (libgomp's default) makes a
@@ -145,12 +146,7 @@ class LlamaCppReader(Reader):
 
     tokenizer_for = staticmethod(gguf_tokenizer)  # the GGUF's vocabulary (reader-token budgets)
 
-    @staticmethod
-    def model_problem(model: str) -> str | None:
-        """Neither a packaged name nor a ``.gguf`` file: :func:`~.packaged.gguf_model_problem`."""
-        from compressbench.readers.packaged import gguf_model_problem
-
-        return gguf_model_problem(model)
+    model_problem = staticmethod(packaged_model_problem)  # neither packaged nor a .gguf file
 
     @classmethod
     def model_source(cls, model: str, revision: str | None = None) -> ModelSource:
