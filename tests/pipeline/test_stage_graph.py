@@ -11,9 +11,7 @@ declarations (``@stage`` next to each stage function).
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +25,6 @@ from compressbench.pipeline.declare import BASE_CODE, REGISTRY, StageDecl, cells
 from compressbench.pipeline.dvc_yaml import problems, render, undeclared_modules
 from compressbench.pipeline.import_graph import build_graph
 from compressbench.pipeline.params_view import ParamsView, UndeclaredParamError
-from compressbench.readers.base import ChatRequest, Generation
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.stages import PACKAGES, STAGES, declaration, declarations
 from compressbench.tpbench.stages import paths
 from support.params import RATIO, pipeline_params, sqlite_tracking
@@ -130,30 +126,10 @@ def test_a_stage_that_reads_an_undeclared_key_fails(tmp_path: Path) -> None:
         REGISTRY.pop("sneaky")
 
 
-ANSWER = json.dumps({"value": "book a hotel", "support": "", "abstain": False})
-
-
-class EchoReader:
-    """A deterministic in-process reader: the same JSON answer to every request."""
-
-    name = "declared_echo"
-    revision = "1"
-
-    def __init__(self, model: str) -> None:
-        self.model_id = model
-
-    def decoding(self) -> dict[str, Any]:
-        return {"rule": "echo"}
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        return [Generation(id=r.id, raw=ANSWER, json_text=ANSWER, error=None) for r in requests]
-
-
 @pytest.fixture()
-def echo_reader() -> Iterator[str]:
-    register_reader(EchoReader.name, EchoReader)
-    yield EchoReader.name
-    unregister_reader(EchoReader.name)
+def echo_reader() -> str:
+    """The registered ``mock`` backend: the same JSON answer to every request, no model."""
+    return "mock"
 
 
 def _cells(decl: StageDecl, params: Params) -> list[tuple[Any, ...]]:

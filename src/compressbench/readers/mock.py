@@ -40,7 +40,7 @@ class MockReaderCalled(RuntimeError):
 
 class MockReader(Reader):
     """Parameters: ``model`` (the model id it reports), ``mode`` (see the module notes),
-    ``answer``, ``answers``, ``fail_on``, ``revision``, ``batch_size`` (requests committed
+    ``answer``, ``answers``, ``fail_on``, ``revision`` (default ``"1"``), ``batch_size`` (requests committed
     together), ``max_input_tokens`` (recorded only), ``delay``, ``log_path``. ``calls`` counts
     the requests it generated."""
 
@@ -54,7 +54,7 @@ class MockReader(Reader):
         answer: str = DEFAULT_ANSWER,
         answers: Mapping[str, str] | None = None,
         fail_on: str | None = None,
-        revision: str = "1",
+        revision: str | None = None,
         batch_size: int = 4,
         max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
         delay: float = 0.0,
@@ -65,7 +65,7 @@ class MockReader(Reader):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.model_id = model
-        self.revision = revision
+        self.revision = revision or "1"
         self.mode = mode
         self.answer = answer
         self.answers = dict(answers or {})
