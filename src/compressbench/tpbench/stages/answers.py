@@ -150,7 +150,7 @@ def cell_requests(spec: ReaderSpec, contexts: list[dict[str, Any]]) -> list[Chat
             row["prompt_system"],
             row["prompt_user"],
             row.get("compressed_text_used"),
-            spec.max_new_tokens[row["probe_type"]],
+            get_probe_type(row["probe_type"]).output_budget(spec.max_new_tokens),
             answer_schema(spec, row["probe_type"]),
         )
         for row in contexts
