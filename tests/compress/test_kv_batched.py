@@ -46,8 +46,10 @@ def requests(n_contexts: int = 3, questions: int = 2) -> list[ChatRequest]:
     for c in range(n_contexts):
         context = _words(rng, 150 + 60 * c)
         for q in range(questions):
-            user = f"Context: {context}{synthetic.MARKER} {_words(rng, 10 + 3 * q)}"
-            out.append(ChatRequest(f"c{c}q{q}", system, user, MAX_NEW))
+            question = _words(rng, 10 + 3 * q)  # the request says where its question starts
+            out.append(
+                ChatRequest(f"c{c}q{q}", system, f"Context: {context}", MAX_NEW, question=question)
+            )
     return out
 
 

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from compressbench import cli
-from compressbench.readers.base import Generation
+from compressbench.readers.base import Generation, Reader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from support.paths import REPO_ROOT
@@ -343,7 +343,7 @@ CASES = [
 ]
 
 
-class NeverCalledReader:
+class NeverCalledReader(Reader):
     """A reader registered in this process: cases using it fail before any generation."""
 
     name, model_id, revision = TEST_READER, "none", "1"

@@ -6,14 +6,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.probes import read_probes
 
 CONTEXT_END = "\n\nQuestion:"
 
 
-class GoldWhereVisibleReader:
+class GoldWhereVisibleReader(Reader):
     """Answers from the probes file: the gold value when it survives in the prompt's context
     (P2, P3), else abstains; P1 always states the gold goal. Deterministic, no model."""
 

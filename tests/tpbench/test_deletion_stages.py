@@ -19,7 +19,7 @@ from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.deletions import FULL, MINUS_CONTROL_SUPPORT
@@ -34,7 +34,7 @@ SEEN_BUDGETS: list[int] = []
 SKIP = 3  # the rule reader also errs whenever the kept-turn count is a multiple of this
 
 
-class CurrentOrOldReader:
+class CurrentOrOldReader(Reader):
     """Answers the current value when it is visible in the prompt's context, else the value
     it replaced (the superseded-value reply the paper observes) - and, so that full context
     has failures a control does not share, also the old value whenever the number of kept

@@ -20,7 +20,7 @@ from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline.declare import Out, StageDecl
 from compressbench.pipeline.dvc_yaml import stage_entry
-from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.judge.prompt import prompt_sha256
@@ -53,7 +53,7 @@ SECTIONS = (
 )
 
 
-class ValueWhereVisibleReader:
+class ValueWhereVisibleReader(Reader):
     """Reads like a literal-minded model: P1 states the goal; P2 and P3 give the current value
     when it is in the context, else the replaced value when that is, else abstain. Answers
     main-grid and deletion prompts alike (request ids end in ``<seed>|<probe id>``)."""
