@@ -20,7 +20,7 @@ from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
-from compressbench.readers.base import ChatRequest, Generation
+from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_records import kv_summary
@@ -50,7 +50,7 @@ ANSWERS: dict[str, dict[str, Any]] = {
 }
 
 
-class FixedAnswerReader:
+class FixedAnswerReader(Reader):
     """One fixed JSON answer per probe type; no model."""
 
     name = "fixed_answers"
