@@ -1,7 +1,7 @@
 """Time a warm ``dvc repro`` (nothing changed) of this repo's pipeline on its own params.yaml.
 
 Builds a throwaway copy of the project (dvc.yaml, params.yaml, .dvcignore, .dvc/config, src/)
-in its own git + DVC repo, fills every stage's outputs in-process with a deterministic echo
+in its own git + DVC repo, fills every stage's outputs in-process with the mock
 reader instead of the real one (DVC's bookkeeping does not depend on what the answers say),
 records them with ``dvc commit``, then times ``dvc repro`` N times. ``--baseline REV`` also
 times the dvc.yaml of a git revision in the same copy (interleaved runs, same outputs), so
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import resource
 import shutil
@@ -23,32 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from compressbench.keepbench.pipeline_spec import KEEPBENCH
 
-if TYPE_CHECKING:  # imported from the copy's src/ at run time
-    from compressbench.readers.base import ChatRequest, Generation
-
 REPO = Path(__file__).resolve().parents[1]
-ANSWER = json.dumps({"value": "x", "abstain": False})
-
-
-class EchoReader:
-    name, revision = "timing_echo", "1"
-
-    def __init__(self, model: str) -> None:
-        self.model_id = model
-
-    def decoding(self) -> dict[str, str]:
-        return {}
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        from compressbench.readers.base import Generation
-
-        return [Generation(id=r.id, raw=ANSWER, json_text=ANSWER, error=None) for r in requests]
+MOCK = "mock"  # the registered test backend: one fixed answer, no model
 
 
 def _fill_outputs(root: Path) -> None:
@@ -58,15 +37,13 @@ def _fill_outputs(root: Path) -> None:
     from compressbench.pipeline.code_hash import write_fingerprint
     from compressbench.pipeline.declare import cells_of
     from compressbench.pipeline.dvc_yaml import fingerprint_stages
-    from compressbench.readers.registry import register_reader
     from compressbench.stages import declarations
 
-    register_reader(EchoReader.name, EchoReader)
     params = load_params(root / "params.yaml")
-    reader = dataclasses.replace(params.reader, backend=EchoReader.name)
+    reader = dataclasses.replace(params.reader, backend=MOCK)
     keep = KEEPBENCH.of(params)  # KEEP's `llm` compressor names its own backend: echo it too
     compressors = {
-        name: {**opts, "backend": EchoReader.name, "model": "echo"} if name == "llm" else opts
+        name: {**opts, "backend": MOCK, "model": "echo"} if name == "llm" else opts
         for name, opts in keep.compressors.items()
     }
     keep = dataclasses.replace(keep, compressors=compressors)
