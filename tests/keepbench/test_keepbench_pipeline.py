@@ -21,6 +21,7 @@ from compressbench.keepbench.loader import builtin_cases, evaluation_cases
 from compressbench.keepbench.pipeline_spec import parse_keepbench
 from compressbench.keepbench.report.figure import Point, pareto_frontier
 from compressbench.keepbench.report.metrics import cell_summary, score_rows
+from compressbench.pipeline.run_log import read_observations
 from compressbench.readers.cache import AnswerCache
 from support.paths import REPO_ROOT
 
@@ -159,7 +160,9 @@ def _params_file(root: Path, **keepbench: Any) -> Path:
     return path
 
 
-KEEP_STAGES = ("keep_cases", "keep_compressed", "keep_verdicts", "keep_metrics", "keep_report")
+KEEP_STAGES = (
+    "keep_cases", "keep_compressed", "keep_verdicts", "keep_metrics", "keep_viewer", "keep_report"
+)  # fmt: skip
 CELL_STAGES = ("keep_compressed", "keep_verdicts")  # one cell per compressor (--compressor)
 
 
@@ -175,7 +178,8 @@ def test_keep_stages_end_to_end_with_mlflow(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Built-in sample, a sentence selector and RECOMP-extractive (MiniLM from PyPI), lexical
-    judge: every stage through the CLI, one MLflow run per (compressor, budget, judge)."""
+    judge: every stage through the CLI, one MLflow run per (compressor, budget, judge), and a
+    report run carrying the report, its figure and the case viewer the report links to."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     _params_file(
@@ -204,6 +208,11 @@ def test_keep_stages_end_to_end_with_mlflow(
     assert "Gemma-4-31B-it" in report and "keepbench_preservation_tflops.png" in report
     png = Path("reports/figures/keepbench_preservation_tflops.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        "Each compressor's cases, proposition by proposition: "
+        "[first_n](viewer/keepbench.html#compressor=first_n) · "
+    ) in report
+    assert "(viewer/keepbench.html#compressor=recomp_extractive)." in report
 
     import mlflow
 
@@ -216,6 +225,17 @@ def test_keep_stages_end_to_end_with_mlflow(
     assert "git.commit" in run.data.tags or any(k.startswith("git.") for k in run.data.tags)
     assert any(k.startswith("sha256.output.") for k in run.data.tags)
     assert "overall_all_rec" in run.data.metrics and "epr" in run.data.metrics
+    (report_run,) = [r for r in runs if r.data.tags.get("dvc.stage") == "keep_report"]
+    stored = {
+        f.path for sub in ("report", "figures", "viewer")
+        for f in client.list_artifacts(report_run.info.run_id, sub)
+    }  # fmt: skip
+    assert stored == {
+        "report/keepbench.md",
+        "report/keepbench_full.json",
+        "figures/keepbench_preservation_tflops.png",
+        "viewer/keepbench.html",
+    }
 
 
 def _cache_rows(path: Path) -> int:
@@ -261,13 +281,14 @@ def test_llm_cell_resumes_after_kill_9(tmp_path: Path) -> None:
         assert 0 < done_before < 4 and not (tmp_path / "data/keepbench/compressed/llm").exists()
         assert stage("keep_compressed").wait(timeout=1800) == 0
         out = tmp_path / "data/keepbench/compressed/llm/1.0.jsonl"
-        stats = json.loads(out.with_suffix(".stats.json").read_text())
-        assert stats["cache"]["new_cache_entries"] == 4 - done_before
+        stats = "data/keepbench/compressed/llm/1.0.stats.json"  # its cache counts: the run log
+        assert read_observations(stats, root=tmp_path)["cache"]["new_cache_entries"] == (
+            4 - done_before
+        )
         first = out.read_bytes()
         assert stage("keep_compressed").wait(timeout=1800) == 0
         assert out.read_bytes() == first
-        again = json.loads(out.with_suffix(".stats.json").read_text())
-        assert again["cache"]["new_cache_entries"] == 0
+        assert read_observations(stats, root=tmp_path)["cache"]["new_cache_entries"] == 0
     finally:
         for p in procs:
             if p.poll() is None:

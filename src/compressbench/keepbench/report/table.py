@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from compressbench.analysis.markdown import table
 from compressbench.keepbench.report.reference import PAPER_TABLE3, PaperRow
@@ -158,10 +159,23 @@ def _missing_lines(cells: Sequence[Mapping[str, Any]]) -> list[str]:
     return table(header, rows)
 
 
+def viewer_links(cells: Sequence[Mapping[str, Any]], viewer: str) -> list[str]:
+    """One line linking each compressor to its cases in the case viewer (``viewer``: the
+    page's path relative to the report), filtered as the page's own compressor filter does."""
+    names = list(dict.fromkeys(str(c["compressor"]) for c in cells))
+    links = [f"[{NAMES.get(n, n)}]({viewer}#{urlencode({'compressor': n})})" for n in names]
+    return [f"Each compressor's cases, proposition by proposition: {' · '.join(links)}."]
+
+
 def keepbench_markdown(
-    cells: Sequence[Mapping[str, Any]], *, cases_source: str, figure: str | None
+    cells: Sequence[Mapping[str, Any]],
+    *,
+    cases_source: str,
+    figure: str | None,
+    viewer: str | None = None,
 ) -> str:
-    """The whole report (see the module docstring)."""
+    """The whole report (see the module docstring); ``viewer``: the case viewer's page
+    relative to the report, linked under the results table (None: no link)."""
     judge = cells[0]["judge"] if cells else "-"
     approx = any(c.get("judge_approximation") for c in cells)
     n = cells[0]["summary"]["cases"] if cells else 0
@@ -188,6 +202,8 @@ def keepbench_markdown(
         "",
         *results_table(cells),
     ]
+    if viewer:
+        lines += ["", *viewer_links(cells, viewer)]
     if figure:
         lines += ["", f"![Overall All-Rec vs TFLOPs per case]({figure})"]
     lines += ["", "## FLOPs accounting (App. C.4)", "", *_flops_lines(cells)]
