@@ -9,7 +9,7 @@ CPU), copies the project into a scratch folder per pass, applies the mode's read
 ``dvc.yaml`` that ``answers`` and ``deletion_answers`` need, in DVC's order, exactly as dvc.yaml
 writes them (``dvc`` itself is not needed). With ``reader.worker: true`` the reader stages of a
 pass run in one worker process; it is stopped after each pass. Per cell, from the cell's own
-``.stats.json``: mode, batch size, prompts, s/prompt, tokens/s, the answering process and its
+``.stats.json`` and run log: mode, batch size, prompts, s/prompt, tokens/s, the answering process and its
 model loads, weight-hashing seconds, peak GPU memory (the worker's
 ``torch.cuda.max_memory_allocated``). Then Table 3's grid (``tpbench.paper_grid.table3``: turn
 methods P1/P2/P3 at r = 0.30 over three seeds, the four presses, the deletion experiment) is
@@ -41,6 +41,8 @@ from typing import Any
 import yaml
 from gpu_check_figures import by_label, cell_figures, extrapolate, print_table, verdict
 from gpu_stage_plan import stage_plan  # scripts/, beside this file
+
+from compressbench.pipeline.run_log import with_observations
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ("answers", "deletion_answers")  # the reader stages measured (and what they need)
@@ -204,7 +206,9 @@ def run_pass(
                 break
             stats = [o for o in step["outs"] if o.endswith(".stats.json")]
             if step["name"] in TARGETS and stats:
-                st = json.loads((proj / stats[0]).read_text(encoding="utf-8"))
+                # the cell's facts and its run log's timings (compressbench.pipeline.run_log)
+                facts = json.loads((proj / stats[0]).read_text(encoding="utf-8"))
+                st = with_observations(stats[0], facts, root=proj)
                 if not st.get("requests"):  # e.g. deletion_answers with deletions off
                     continue
                 cells.append(

@@ -26,7 +26,7 @@ PAPER_PASSES, FAST_PASSES = 4, 2  # reader passes of the whole grid: p1, p2, p3,
 
 
 def cell_figures(stats: dict[str, Any], started: float) -> dict[str, Any]:
-    """What one reader cell measured, from its ``.stats.json``."""
+    """What one reader cell measured, from its ``.stats.json`` and run log (timings, loads)."""
     n, gen = stats.get("requests") or 0, stats.get("generation_seconds") or 0.0
     rs = stats.get("reader_stats") or {}
     peak = rs.get("cuda_max_memory_allocated_bytes")

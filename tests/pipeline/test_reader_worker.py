@@ -7,13 +7,13 @@ Real DVC in a git clone, the real llama.cpp reader on SmolLM2-135M from PyPI (sl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
+from compressbench.pipeline.run_log import read_observations
 from support.clone import run_in
 
 pytestmark = pytest.mark.slow
@@ -34,8 +34,8 @@ TARGETS = [f"answers@builtin-{m}-0.3" for m in CELLS]
 def _stats(root: Path) -> dict[str, dict[str, int]]:
     out = {}
     for method in CELLS:
-        path = root / "data" / "answers" / "builtin" / method / "0.3.stats.json"
-        out[method] = json.loads(path.read_text())["process"]
+        stats = f"data/answers/builtin/{method}/0.3.stats.json"
+        out[method] = read_observations(stats, root=root)["process"]  # the cell's run log
     return out
 
 

@@ -20,6 +20,7 @@ from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
+from compressbench.pipeline.run_log import read_observations
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
@@ -113,7 +114,7 @@ def test_cell_runs_show_answers_dataset_and_compute_times(
     cell = paths.CellFiles("builtin", METHOD, RATIO)
     scores = list(read_jsonl(cell.scores))
     contexts = {(r["probe_type"], r["probe_id"]): r for r in read_jsonl(cell.contexts)}
-    stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
+    stats = read_observations(cell.answer_stats)  # the compute times: the cell's run log
     probes = paths.probes_file("builtin", RATIO)
     client = MlflowClient(tracking_uri=uri)
     runs = read_cells(uri, EXPERIMENT, with_artifacts=True)

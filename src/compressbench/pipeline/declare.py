@@ -85,6 +85,7 @@ BASE_CODE: tuple[str, ...] = (
     "compress",
     "text",
     "pipeline/paths.py",
+    "pipeline/run_log.py",
     "pipeline/declare.py",
     "pipeline/params_view.py",
     "stages.py",

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compressbench.jsonl import write_json, write_jsonl
+from compressbench.jsonl import write_jsonl
 from compressbench.keepbench.compressors.base import keep_source
 from compressbench.keepbench.compressors.family import check_keep_method, keep_method
 from compressbench.keepbench.flops_accounting import cell_flops
@@ -18,10 +18,15 @@ from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
+from compressbench.pipeline.run_log import write_stats
 from compressbench.readers.cache import AnswerCache
 from compressbench.readers.failures import check_model_calls
 
 log = logging.getLogger(__name__)
+# The keys of a cell's ``.stats.json`` that are facts of its compressions (the same bytes on
+# every run that compresses alike); the rest (cache counts, seconds, when it ran) is the run's
+# observation and goes to its run log (:mod:`compressbench.pipeline.run_log`).
+STATS_FACTS = ("cell", "method_params", "cases", "flops")
 
 
 def compress_cell(
@@ -129,5 +134,10 @@ def stage_keep_compressed(params: Any, compressor: str) -> Path:
             cells[scale] = rows, stats
     for scale, (rows, stats) in cells.items():
         write_jsonl(keep_paths.compressed_file(name, scale), rows)
-        write_json(keep_paths.compressed_stats(name, scale), stats, default=str)
+        write_stats(
+            keep_paths.compressed_stats(name, scale),
+            stats,
+            STATS_FACTS,
+            describes=[keep_paths.compressed_file(name, scale)],
+        )
     return out

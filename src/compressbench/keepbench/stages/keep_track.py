@@ -12,6 +12,7 @@ from typing import Any
 
 from compressbench.keepbench.pipeline_spec import KEEPBENCH
 from compressbench.keepbench.stages import keep_paths
+from compressbench.pipeline.run_log import with_observations
 from compressbench.tracking import DatasetFile, log_cell, start_pipeline_run
 
 STAGE = "keep_metrics"
@@ -44,7 +45,13 @@ def log_keep_cells(params: Any, cells: Sequence[Mapping[str, Any]]) -> None:
     ) as parent:
         for cell in cells:
             name, scale, judge = cell["compressor"], cell["budget_scale"], cell["judge"]
-            cstats, vstats = cell["compressed_stats"], cell["verdict_stats"]
+            # the cell's facts, and its runs' timings where their run logs are there
+            cstats = with_observations(
+                keep_paths.compressed_stats(name, scale), cell["compressed_stats"]
+            )
+            vstats = with_observations(
+                keep_paths.verdict_stats(judge, name, scale), cell["verdict_stats"]
+            )
             compressed = keep_paths.compressed_file(name, scale)
             verdicts = keep_paths.verdicts_file(judge, name, scale)
             record = cell.get("model") or {}
@@ -65,7 +72,12 @@ def log_keep_cells(params: Any, cells: Sequence[Mapping[str, Any]]) -> None:
                 },
                 metrics={
                     **_flat_metrics(cell["summary"]),
-                    "compress_seconds": float(cstats.get("compress_seconds") or 0.0),
+                    # an observation: logged only where the compression's run log is there
+                    **(
+                        {"compress_seconds": float(cstats["compress_seconds"])}
+                        if "compress_seconds" in cstats
+                        else {}
+                    ),
                 },
                 artifacts=[verdicts],  # the compressed texts travel in the cases table
                 model_id=record.get("model_id"),

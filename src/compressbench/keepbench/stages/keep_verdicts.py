@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.keepbench.judges.calls import JudgeInput
 from compressbench.keepbench.judges.registry import check_judge, get_judge
 from compressbench.keepbench.pipeline_spec import KEEPBENCH
@@ -16,11 +16,16 @@ from compressbench.keepbench.stages import keep_paths
 from compressbench.keepbench.stages.keep_common import read_cases
 from compressbench.pipeline import paths
 from compressbench.pipeline.declare import stage
+from compressbench.pipeline.run_log import write_stats
 from compressbench.readers.cache import AnswerCache
 from compressbench.readers.failures import check_model_calls
 
 log = logging.getLogger(__name__)
 CARRY = ("compressor", "budget_scale", "budget")
+# The keys of a cell's ``.stats.json`` that are facts of its verdicts (which judge, how it
+# judges); the rest (model calls, cache hits, when it ran) is the run's observation and goes to
+# its run log (:mod:`compressbench.pipeline.run_log`).
+STATS_FACTS = ("cell", "info")
 
 
 @stage(
@@ -76,5 +81,10 @@ def stage_keep_verdicts(params: Any, compressor: str) -> Path:
             cells[scale] = run.rows, stats
     for scale, (rows, stats) in cells.items():
         write_jsonl(keep_paths.verdicts_file(spec.judge, name, scale), rows)
-        write_json(keep_paths.verdict_stats(spec.judge, name, scale), stats, default=str)
+        write_stats(
+            keep_paths.verdict_stats(spec.judge, name, scale),
+            stats,
+            STATS_FACTS,
+            describes=[keep_paths.verdicts_file(spec.judge, name, scale)],
+        )
     return out

@@ -4,7 +4,8 @@ Every generation under a KV press carries the record its hook measured (mode use
 ``context_only`` -> ``full_prompt`` fallback and why, cache entries kept per layer, context
 tokens). :func:`measured_fields` puts it and the cost it implies into the answer row,
 :func:`kv_summary` condenses a cell's records for its ``.stats.json``, and a fallback is never
-silent (:func:`warn_fallbacks`).
+silent (:func:`warn_fallbacks`). :data:`STATS_FACTS` names what of a cell's stats is a fact
+of its answers (the rest goes to the run log).
 """
 
 from __future__ import annotations
@@ -17,6 +18,29 @@ from typing import Any
 from compressbench.compress.costs import kv_measured_cost
 
 log = logging.getLogger(__name__)
+
+# The keys of an answers cell's ``.stats.json`` that are facts of its answers, the same bytes
+# on every run that gives the same answers (what the report, metrics, viewer and tracking read:
+# the reader's identity, decoding and batch, the image, counts, the KV summary, FLOPs). Every
+# other key the stage records (cache hits, seconds, tokens/s, when the batches ran, the process
+# and its loads, the backend's counters) is an observation of the run: it goes to the cell's
+# run log (:mod:`compressbench.pipeline.run_log`), outside DVC's graph.
+STATS_FACTS = (
+    "cell",
+    "dataset",
+    "requests",
+    "tokens_in",
+    "tokens_out",
+    "backend",
+    "model_id",
+    "model_revision",
+    "decoding",
+    "reader",
+    "image",
+    "structured_output",
+    "kv",
+    "flops",
+)
 
 
 def _counts(values: Sequence[Any]) -> dict[str, int]:

@@ -10,9 +10,10 @@ from typing import Any
 from compressbench.compress.registry import get_method
 from compressbench.config import Params, ReaderSpec
 from compressbench.flops.cells import reader_cell_flops
-from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline.paths import answer_cache
 from compressbench.pipeline.reader_factory import BUILDS, build_reader
+from compressbench.pipeline.run_log import write_stats
 from compressbench.readers.base import ChatRequest, Generation, Reader
 from compressbench.readers.cache import AnswerCache, CachedRun, generate_cached
 from compressbench.readers.failures import check_model_calls
@@ -21,6 +22,7 @@ from compressbench.tpbench.probe_types import get_probe_type
 from compressbench.tpbench.prompts import context_request
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_records import (
+    STATS_FACTS,
     kv_summary,
     measured_fields,
     warn_fallbacks,
@@ -66,7 +68,9 @@ def reader_record(reader: Reader) -> dict[str, Any]:
 
 
 def run_stats(reader: Reader, run: CachedRun) -> dict[str, Any]:
-    """The non-deterministic side of a run (cache counts, tokens, timings, decoding)."""
+    """What a run records besides its answers: facts (counts, tokens, the reader's identity,
+    decoding and record, the image) and observations (cache counts, timings, the process, the
+    backend's counters); :data:`STATS_FACTS` tells them apart."""
     window = run.compute_window()
     generation_seconds = sum(g.seconds for g in run.generations)
     tokens_out = sum(g.tokens_out for g in run.generations)
@@ -130,7 +134,8 @@ def stage_answers(params: Params, dataset: str, method: str, ratio: float) -> Pa
     """Ask the reader every prompt of a cell; cached answers are never regenerated.
 
     The answers file holds only deterministic fields, so a run killed part-way and resumed
-    writes the same bytes as an uninterrupted one; timings go to the ``.stats.json`` beside it.
+    writes the same bytes as an uninterrupted one; so does the ``.stats.json`` beside it (facts
+    only), while timings go to the cell's run log (:mod:`compressbench.pipeline.run_log`).
     """
     cell = paths.CellFiles(dataset, method, ratio)
     contexts = list(read_jsonl(cell.contexts))
@@ -180,8 +185,9 @@ def write_answers(
     reader: Reader,
     run: CachedRun,
 ) -> None:
-    """Write the cell's answers file (deterministic fields) and its ``.stats.json`` (which
-    says whether the answers were constrained to the probe's schema: a labelled variant).
+    """Write the cell's answers file (deterministic fields), its ``.stats.json`` (the facts
+    of :data:`STATS_FACTS`, e.g. whether the answers were constrained to the probe's schema: a
+    labelled variant) and its run log (the run's observations: timings, cache counts).
     A cell whose calls mostly raised writes nothing (:mod:`compressbench.readers.failures`)."""
     dataset, method, ratio = cell.dataset, cell.method, cell.ratio
     check_model_calls(
@@ -209,4 +215,4 @@ def write_answers(
         "kv": kv,
         "flops": reader_cell_flops(reader, answer_rows),  # KEEP-Bench App. C.4 accounting
     }
-    write_json(cell.answer_stats, stats, default=str)
+    write_stats(cell.answer_stats, stats, STATS_FACTS, describes=[cell.answers])

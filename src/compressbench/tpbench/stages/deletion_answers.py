@@ -8,10 +8,12 @@ from typing import Any
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.run_log import write_stats
 from compressbench.readers.failures import check_model_calls
 from compressbench.tpbench.pipeline_spec import DELETIONS
 from compressbench.tpbench.prompts import context_request
 from compressbench.tpbench.stages import paths
+from compressbench.tpbench.stages.answer_records import STATS_FACTS
 from compressbench.tpbench.stages.answers import (
     answer_schema,
     ask_cached,
@@ -60,7 +62,8 @@ def deletion_request_id(row: dict[str, Any]) -> str:
 )
 def stage_deletion_answers(params: Params, dataset: str) -> Path:
     """Ask the reader every deletion prompt (``deletions.max_new_tokens``); cached answers are
-    never regenerated, and timings go to the ``.stats.json`` beside the answers."""
+    never regenerated; the ``.stats.json`` beside the answers holds the run's facts, its run log
+    the timings (:mod:`compressbench.pipeline.run_log`)."""
     contexts = list(read_jsonl(paths.fill(paths.DELETION_CONTEXTS, dataset)))
     requests = [
         context_request(
@@ -89,5 +92,6 @@ def stage_deletion_answers(params: Params, dataset: str) -> Path:
             for row, gen, key in zip(contexts, run.generations, run.keys, strict=True)
         ),
     )
-    write_json(stats_file, {"dataset": dataset, **run_stats(reader, run)}, default=str)
+    stats = {"dataset": dataset, **run_stats(reader, run)}
+    write_stats(stats_file, stats, STATS_FACTS, describes=[out])
     return out

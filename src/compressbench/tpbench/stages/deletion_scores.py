@@ -13,6 +13,7 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
+from compressbench.pipeline.run_log import with_observations
 from compressbench.tpbench.deletion_summary import summarize
 from compressbench.tpbench.pipeline_spec import DELETIONS, SCORING
 from compressbench.tpbench.scoring.answers import score_answer
@@ -103,7 +104,8 @@ def log_deletions(
             ("summary", paths.DELETION_SUMMARY),
         )
     }
-    stats = json.loads(files["stats"].read_text(encoding="utf-8"))
+    # the answers' facts, and the answering run's timings where its run log is there
+    stats = with_observations(files["stats"], json.loads(files["stats"].read_text("utf-8")))
     stage_name = f"deletion_scores@{dataset}"
     with start_pipeline_run(
         f"deletions {dataset}",

@@ -15,6 +15,7 @@ from typing import Any
 
 from compressbench.config import Params
 from compressbench.jsonl import atomic_writer, read_jsonl, write_json
+from compressbench.pipeline.run_log import with_observations
 from compressbench.tpbench.report.aggregate import by_probe_seed, cell_metrics, compact, seed_means
 from compressbench.tpbench.report.summary import SummaryGrid, summary_markdown
 from compressbench.tpbench.stages import paths
@@ -61,7 +62,8 @@ def summary_grid(params: Params) -> SummaryGrid:
         "tpbench/stages/answer_table.py",
         "tpbench/prompts.py",  # the answer table's question column (prompts.split_user)
     ),
-    # every file the manifest hashes, and the answers' .stats.json (timings, KV records)
+    # every file the manifest hashes, and the answers' .stats.json (reader, KV records); the
+    # cells' run logs (timings, logged to MLflow) are observations, not inputs (pipeline/run_log)
     deps=tuple(str(paths.DATA / d) for d in ("corpora", "probes", "contexts", "answers", "scores")),
     outs=tuple(
         str(p)
@@ -82,6 +84,8 @@ def stage_metrics(params: Params) -> Path:
         rows = list(read_jsonl(cell.scores))
         stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
         origins.append(origin_from_stats(str(cell.answer_stats), stats))
+        # what MLflow gets: the facts and, where its run log is there, the run's timings
+        stats = with_observations(cell.answer_stats, stats)
         per_probe: dict[str, dict[int, dict[str, float]]] = {}
         for (probe_type, seed), group in by_probe_seed(rows).items():
             metrics = cell_metrics(group)

@@ -42,11 +42,17 @@ def _optional_float(value: Any) -> float | None:
 def _stats_fields(stats: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
     """Throughput metrics, the flattened ``kv`` summary (numbers as metrics, the rest as
     params), the reader's own record (params: package version, model file sha256, wheels,
-    threads, seed) and counters (metrics) of a cell's ``.stats.json``."""
+    threads, seed) and counters (metrics) of a cell's ``.stats.json`` and run log. Timings,
+    model calls and counters are the run's observations (its run log,
+    :mod:`compressbench.pipeline.run_log`): absent without the log, never logged as zeros."""
     metrics = {
-        "cell_wall_seconds": float(stats.get("generation_seconds", 0.0)),
-        "cell_tokens_per_s": float(stats.get("tokens_per_s", 0.0)),
-        "cell_model_calls": float(stats.get("model_calls", 0)),
+        name: float(stats[key])
+        for name, key in (
+            ("cell_wall_seconds", "generation_seconds"),
+            ("cell_tokens_per_s", "tokens_per_s"),
+            ("cell_model_calls", "model_calls"),
+        )
+        if stats.get(key) is not None
     }
     kv_metrics, kv_params = split_numeric(stats.get("kv") or {}, prefix="kv.")
     counters, _ = split_numeric(stats.get("reader_stats") or {}, prefix="reader_stats.")
