@@ -30,16 +30,9 @@ from compressbench.compress.costs import ContextCost
 from compressbench.compress.render import PUBLISHED
 
 TURN_BUDGET_UNIT = "dialogue_turns"
-
-
-class Unit(Protocol):
-    """One unit of text a method keeps or drops (a dialogue turn, a sentence)."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def text(self) -> str: ...
+# The method that keeps every unit, each benchmark's uncompressed reference (registered by
+# compress/selectors/positional.py); its name is written here once and imported everywhere.
+FULL_CONTEXT = "full_context"
 
 
 @dataclass(frozen=True)

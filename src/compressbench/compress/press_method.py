@@ -20,6 +20,7 @@ from compressbench.compress.costs import ContextCost, kv_context_cost
 from compressbench.compress.kv.presets import compression_ratio_for
 from compressbench.compress.kv.record import BUDGET_UNIT
 from compressbench.compress.method import (
+    FULL_CONTEXT,
     Compression,
     PromptFn,
     ReaderHook,
@@ -62,7 +63,7 @@ class PressMethod:
 
     def compress(self, source: Source, ratio: float) -> Compression:
         # The text is the uncompressed condition's; the nominal turn budget is kept as published.
-        whole = SelectorMethod("full_context", FullContext(), {}).compress(source, ratio)
+        whole = SelectorMethod(FULL_CONTEXT, FullContext(), {}).compress(source, ratio)
         record = self.press_record(ratio)
         return replace(whole, budget_unit=BUDGET_UNIT, record=record, press=record)
 
@@ -121,7 +122,7 @@ class PressMethod:
     def cost(self, compression: Compression, full_text: str, tokenizer: Any) -> ContextCost:
         """Nominal: the press is to keep the fraction r of the context's cache entries (what
         it really kept is measured per answer)."""
-        text_cost = SelectorMethod("full_context", FullContext(), {}).cost(
+        text_cost = SelectorMethod(FULL_CONTEXT, FullContext(), {}).cost(
             compression, full_text, tokenizer
         )
         tokens = text_cost.tokens_full or text_cost.chars_full

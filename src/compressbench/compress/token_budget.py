@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressbench.compress.budgets import READER_TOKENS
-from compressbench.compress.method import Compression, Method, Source
+from compressbench.compress.method import FULL_CONTEXT, Compression, Method, Source
 from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
 from compressbench.compress.render import render, render_style
 from compressbench.compress.selector_method import SelectorMethod
@@ -81,7 +81,7 @@ def with_budget_unit(method: Method, budget_unit: str, tokenizer: Any = None) ->
     """``method`` budgeted in ``budget_unit``: turn selectors are wrapped for reader tokens;
     every other method (``full_context``, the uncompressed reference, included) is returned
     as it is."""
-    wrap = isinstance(method, SelectorMethod) and method.name != "full_context"
+    wrap = isinstance(method, SelectorMethod) and method.name != FULL_CONTEXT
     if budget_unit == READER_TOKENS and wrap and isinstance(method, SelectorMethod):
         return TokenBudgetSelector(method, tokenizer)
     return method

@@ -26,11 +26,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.corpora.model import Turn
 from compressbench.errors import InputError
 from compressbench.text.normalize import dataset_key, normalize_value, phrase_occurs
 
-FULL = "full_context"
+FULL = FULL_CONTEXT  # the condition: the full-context method's context
 MINUS_ORIGIN = "cf_origin_minus_origin"
 MINUS_CONTROL_ORIGIN = "cf_origin_minus_control_origin"
 MINUS_SUPPORT = "cf_origin_minus_transition_support"

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl
 from compressbench.tpbench.probe_types import PROBE_TYPES, by_artifact_name
 from compressbench.tpbench.probes import ProbeRecord
 
-FULL_CONTEXT = "full_context"
 _MARKER = re.compile(r"\[T(\d+)\] (USER|SYSTEM): ")
 _REQUIRED_STR = (
     "dialogue_id",

@@ -21,13 +21,14 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.compress.selectors.base import TurnSelector, register_selector
 from compressbench.corpora.model import USER, Turn
 
 RANDOM_SELECTOR_SEEDS: tuple[int, ...] = (42, 43, 44, 45, 46)
 # Every name this module registers (they need no model: replay rebuilds them from text alone).
 POSITIONAL_SELECTORS: tuple[str, ...] = (
-    "full_context",
+    FULL_CONTEXT,
     "recency",
     "first_n",
     "random",
@@ -46,12 +47,12 @@ class _Positional:
     published_render = "markers"
 
 
-@register_selector("full_context")
+@register_selector(FULL_CONTEXT)
 @dataclass(frozen=True)
 class FullContext(_Positional):
     """All turns; the uncompressed reference condition."""
 
-    name = "full_context"
+    name = FULL_CONTEXT
 
     def select(self, turns: Sequence[Turn], k: int, probe_id: str) -> list[int]:
         return list(range(len(turns)))

@@ -19,6 +19,7 @@ from typing import Any
 from scipy.stats import rankdata
 
 from compressbench.analysis.stats import crossover_alpha, paired_cluster_bootstrap, spearman
+from compressbench.compress.method import FULL_CONTEXT
 
 GAP_RESAMPLES = 5_000
 GAP_SEED = 20260928
@@ -83,7 +84,7 @@ def paired_gap(
 
 def gaps_to_reference(
     rows_by_method: Mapping[str, Sequence[Row]],
-    reference: str = "full_context",
+    reference: str = FULL_CONTEXT,
     *,
     metrics: Sequence[str] = ("strict", "loose"),
     probe_type: str = "P3",

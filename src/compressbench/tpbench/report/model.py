@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressbench.analysis.stats import Interval
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.tpbench.probe_types import ProbeType, pipeline_probe_types
 from compressbench.tpbench.report.aggregate import probe_means
 from compressbench.tpbench.report.answer_kinds import KindCounts, kind_counts
@@ -34,7 +35,7 @@ CellKey = tuple[str, str, float]  # (dataset, method, ratio)
 IntervalKey = tuple[str, str, float, str, str]  # (dataset, method, ratio, probe, metric)
 RANK_COLUMNS = (("P1", "strict"), ("P1", "loose"), ("P2", "strict"))
 FIGURES = ("rank_changes", "retention_accuracy", "p3_gap")  # the report's PNG figures
-FULL = "full_context"
+FULL = FULL_CONTEXT
 # Share of format errors over all answers above which the report warns about its reader.
 FORMAT_ERROR_WARNING = 0.5
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.text.normalize import dataset_key
 
 PAPER_RATIO = 0.30
@@ -30,7 +31,7 @@ Row = tuple[float | None, float | None, float | None, float | None, float | None
 
 # method: (P1-strict, P1-loose, P2-strict, P3-loose, P3-strict), in the spec's row order.
 _SGD: dict[str, Row] = {
-    "full_context": (0.487, 0.850, 0.691, 0.728, 0.652),
+    FULL_CONTEXT: (0.487, 0.850, 0.691, 0.728, 0.652),
     "recency": (0.010, 0.135, 0.254, 0.067, 0.065),
     "random_seed42": (0.145, 0.530, 0.278, 0.238, 0.162),
     "first_n": (0.480, 0.877, 0.156, 0.313, 0.160),
@@ -41,7 +42,7 @@ _SGD: dict[str, Row] = {
     "chunkkv": (None, None, 0.133, 0.155, 0.140),
 }
 _MULTIWOZ: dict[str, Row] = {
-    "full_context": (0.430, 0.867, 0.781, 0.505, 0.475),
+    FULL_CONTEXT: (0.430, 0.867, 0.781, 0.505, 0.475),
     "recency": (0.002, 0.092, 0.125, 0.040, 0.040),
     "random_seed42": (0.147, 0.543, 0.314, 0.145, 0.128),
     "first_n": (0.410, 0.867, 0.296, 0.058, 0.048),

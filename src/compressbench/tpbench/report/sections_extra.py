@@ -9,6 +9,7 @@ from typing import Any
 
 from compressbench.analysis.markdown import NONE, interval, num, pvalue, rate_count, table
 from compressbench.analysis.stats import cluster_bootstrap
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.tpbench.probe_types import PROBE_TYPES, pipeline_probe_types
 from compressbench.tpbench.report.answer_kinds import KIND_LABELS, KINDS, kind_counts
 from compressbench.tpbench.report.model import Findings, ReportInput
@@ -89,7 +90,7 @@ def reader_free_retention(inp: ReportInput) -> list[str]:
 
 
 CONDITION_LABELS = {
-    "full_context": "full context",
+    FULL_CONTEXT: "full context",
     "cf_origin_minus_origin": "remove the update turn",
     "cf_origin_minus_control_origin": "remove one matched irrelevant turn (control)",
     "cf_origin_minus_transition_support": "remove the update turn and all answer-bearing turns",

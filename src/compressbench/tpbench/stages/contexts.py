@@ -9,7 +9,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from compressbench.compress.method import Source
+from compressbench.compress.method import FULL_CONTEXT, Source
 from compressbench.compress.registry import get_method
 from compressbench.config import Params
 from compressbench.errors import InputError
@@ -67,7 +67,7 @@ def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> P
     cell = paths.CellFiles(dataset, method, ratio)
     probes = cell_probes(dataset, ratio)
     compressor = get_method(method, params.method_params.get(method))
-    full = get_method("full_context")
+    full = get_method(FULL_CONTEXT)
     tokenizer = reader_tokenizer(params.reader)
 
     def rows() -> Iterator[dict[str, Any]]:

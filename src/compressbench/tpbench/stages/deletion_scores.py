@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.config import Params
 from compressbench.jsonl import read_jsonl, write_json, write_jsonl
 from compressbench.pipeline.run_log import with_observations
@@ -131,7 +132,7 @@ def log_deletions(
                     "probe": "P2",
                     "seed": summary["seed"],
                     "ratio": float(rows[0]["ratio"]),
-                    "method": "full_context",
+                    "method": FULL_CONTEXT,
                     "reader": stats["model_id"],
                     "condition": entry["condition"],
                 },

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.compress.registry import method_entry
 from compressbench.compress.selectors import get_selector
 from compressbench.jsonl import read_jsonl
@@ -26,7 +27,7 @@ from compressbench.tracking.comparable import check_one_table, origin_from_run
 
 # How the paper names the methods in its tables and figures.
 LABELS: dict[str, str] = {
-    "full_context": "full context",
+    FULL_CONTEXT: "full context",
     "recency": "recency",
     "random_seed42": "random selection",
     "first_n": "earliest turns",
@@ -46,7 +47,7 @@ KV_FAMILIES = ("kv_press", "kvpress_class")
 def method_style(name: str) -> str:
     """``full``, ``positional`` (a turn selector budgeted by rounding: position alone),
     ``content`` (one that reads the dialogue), ``kv`` (a KV-cache press) or ``other``."""
-    if name == "full_context":
+    if name == FULL_CONTEXT:
         return "full"
     entry = method_entry(name)
     if entry is None:

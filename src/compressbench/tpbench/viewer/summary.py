@@ -8,7 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-FULL = "full_context"
+from compressbench.compress.method import FULL_CONTEXT
+
+FULL = FULL_CONTEXT
 
 
 def cell_link(**filters: Any) -> str:
