@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from compressbench.compress.method import FULL_CONTEXT
 from compressbench.tpbench.probe_types import PROBE_TYPES
 
 READERS = ("llama-3.1-8b-instruct", "mistral-7b-instruct")
 DATASETS = ("sgd", "multiwoz")
 SEEDS = (42, 43, 44)
 TURN_METHODS = (
-    "full_context",
+    FULL_CONTEXT,
     "recency",
     "random_seed42",
     "first_n",
