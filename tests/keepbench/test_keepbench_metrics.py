@@ -23,8 +23,6 @@ from compressbench.keepbench.metrics import (
     percent,
     preserved,
     score_case,
-    score_cases,
-    shared_failures,
 )
 from compressbench.keepbench.rate import count_tokens, rate_by_subset
 from compressbench.keepbench.subsets import SUBSETS
@@ -111,7 +109,8 @@ def test_metrics_by_subset_and_weighted_overall(cases: dict[str, KeepCase]) -> N
         "sample:science:01": {"mineral": "error"},
         "sample:policy:05": {"ostmark": False, "calvane": False},
     }
-    scores = score_cases(list(cases.values()), _verdicts(cases, failing))
+    verdicts = _verdicts(cases, failing)
+    scores = [score_case(c, verdicts[c.case_id]) for c in cases.values()]
     table = metrics_by_subset(scores)
     assert list(table) == ["parallel", "conditional", "science", "policy"]
     par, cond, sci, pol = table.values()
@@ -131,8 +130,6 @@ def test_metrics_by_subset_and_weighted_overall(cases: dict[str, KeepCase]) -> N
     assert overall_all_rec(pooled) == 80.0
     with pytest.raises(InputError, match="allowed: no, exclude"):
         overall_all_rec(scores, errors="skip")
-    with pytest.raises(InputError, match="record sample:parallel:01: no verdicts"):
-        score_cases(list(cases.values()), {})
 
 
 # Table 3 (per-subset All-Rec: parallel, conditional, science, policy) and the printed overall
@@ -219,7 +216,7 @@ def test_failure_scope_table5_buckets() -> None:
     assert failure_scope([]) == {}
 
 
-def test_shared_failures_and_group_retention() -> None:
+def test_group_retention() -> None:
     run_a = [
         _score("x", "parallel", 1, 2, 2),
         _score("y", "science", 2, 3, 1),
@@ -230,7 +227,6 @@ def test_shared_failures_and_group_retention() -> None:
         _score("y", "science", 0, 3, 3),
         _score("z", "policy", 4, 4, 0),
     ]
-    assert shared_failures({"a": run_a, "b": run_b}) == {"x"}
     both = [*run_a, *run_b, _score("c", "conditional", 1, 1, 1)]  # single-group cases skipped
     assert group_retention(both) == {"none": 1, "single": 2, "multi": 1}
 
@@ -256,7 +252,7 @@ def test_overall_equals_case_weighted_subsets_and_all_rec_implies_the_rest(data:
         }
         for c in sample
     }
-    scores = score_cases(sample, verdicts)
+    scores = [score_case(c, verdicts[c.case_id]) for c in sample]
     for s in scores:
         if s.all_rec:
             assert s.para_rec in (None, True) and s.cond_rec in (None, True)

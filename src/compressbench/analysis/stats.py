@@ -1,6 +1,5 @@
 """TPBench statistics (spec §5, paper §6) as pure functions on numpy and ``scipy.stats``.
 
-* :func:`seed_summary` — the unweighted mean of per-seed values and their sample SD.
 * :func:`cluster_bootstrap` — dialogue-clustered percentile bootstrap. Clusters (sorted ids)
   are drawn with replacement, ``default_rng(seed).integers(n_clusters, size=(resamples,
   n_clusters))``; each replicate is Σ cluster sums / Σ cluster counts (rows weighted, so a
@@ -32,24 +31,6 @@ from scipy import stats
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20260811
 DEFAULT_LEVEL = 0.95
-
-
-@dataclass(frozen=True)
-class SeedSummary:
-    """Mean over seeds and the sample SD (NaN with fewer than two seeds)."""
-
-    mean: float
-    sd: float
-    n_seeds: int
-
-
-def seed_summary(values: Sequence[float]) -> SeedSummary:
-    """Unweighted mean of per-seed values and their sample SD (``ddof=1``, ``statistics.stdev``)."""
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        raise ValueError("seed_summary needs at least one value")
-    sd = float(np.std(arr, ddof=1)) if arr.size > 1 else math.nan
-    return SeedSummary(mean=float(arr.mean()), sd=sd, n_seeds=int(arr.size))
 
 
 @dataclass(frozen=True)
@@ -241,11 +222,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     if np.all(xs == xs[0]) or np.all(ys == ys[0]):
         return math.nan
     return float(stats.spearmanr(xs, ys).statistic)
-
-
-def weighted_score(p1: float, p2: float, alpha: float) -> float:
-    """The probe-mix score α·P1 + (1 − α)·P2."""
-    return alpha * p1 + (1.0 - alpha) * p2
 
 
 def crossover_alpha(p1_a: float, p2_a: float, p1_b: float, p2_b: float) -> float | None:

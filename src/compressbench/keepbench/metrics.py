@@ -96,18 +96,6 @@ def score_case(case: KeepCase, verdicts: Mapping[str, Label]) -> CaseScore:
     )
 
 
-def score_cases(
-    cases: Sequence[KeepCase], verdicts: Mapping[str, Mapping[str, Label]]
-) -> list[CaseScore]:
-    """Score every case; a case without verdicts is an InputError naming it."""
-    out = []
-    for case in cases:
-        if case.case_id not in verdicts:
-            raise InputError("no verdicts for this case", record=case.case_id)
-        out.append(score_case(case, verdicts[case.case_id]))
-    return out
-
-
 @dataclass(frozen=True)
 class SubsetMetrics:
     """Averages over one subset, in percent (None where not applicable or no cases)."""
@@ -200,12 +188,6 @@ def failure_scope(scores: Iterable[CaseScore], top: int = 4) -> dict[str, float]
     keys = [str(k) for k in range(1, top)] + [f">={top}"]
     counts = Counter(str(n) if n < top else f">={top}" for n in failed)
     return {k: 100.0 * counts.get(k, 0) / len(failed) for k in keys}
-
-
-def shared_failures(runs: Mapping[str, Iterable[CaseScore]]) -> set[str]:
-    """Case ids with All-Rec = 0 in every run (e.g. all four Gemma-4 models)."""
-    sets = [{s.case_id for s in scores if not s.all_rec} for scores in runs.values()]
-    return set.intersection(*sets) if sets else set()
 
 
 def group_retention(scores: Iterable[CaseScore]) -> dict[str, int]:

@@ -111,10 +111,6 @@ class AnswerCache:
     def keys(self) -> list[str]:
         return [row[0] for row in self._db.execute("SELECT key FROM answers ORDER BY key")]
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Generation]:
-        """The cached generations among ``keys`` (missing keys are absent)."""
-        return {key: entry.generation for key, entry in self.entries(keys).items()}
-
     def entries(self, keys: Iterable[str]) -> dict[str, CacheEntry]:
         """The cached generations among ``keys`` with when they were computed."""
         wanted = list(dict.fromkeys(keys))
