@@ -43,7 +43,9 @@ def figure_points(cells: list[dict[str, Any]]) -> list[Point]:
         "analysis/markdown.py",
         "keepbench/stages/keep_paths.py",
         "keepbench/stages/keep_common.py",
-        "keepbench/stages/keep_viewer.py",
+        "keepbench/stages/keep_viewer.py",  # the viewer's path (and what keep_viewer imports)
+        "keepbench/viewer",
+        "viewer",
         "tracking",
     ),
     deps=(keep_paths.FULL_METRICS, str(VIEWER_FILE)),
