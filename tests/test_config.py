@@ -10,6 +10,7 @@ import yaml
 from compressbench.config import load_params, parse_params
 from compressbench.errors import InputError
 from compressbench.pipeline.declare import check_cell
+from compressbench.readers.mock import MockReader
 from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.pipeline_spec import P3_RATIO, PROBES
 from support.paths import REPO_ROOT
@@ -66,6 +67,13 @@ def test_shipped_params_load() -> None:
         ),
         (lambda r: r["reader"].update(base_url=["x"]), "reader.base_url", "expected str"),
         (lambda r: r["reader"].update(max_retries=-1), "reader.max_retries", ">= 0"),
+        (
+            lambda r: r["reader"].update(options={"mode": "echo"}),
+            "reader.options.mode",
+            "not a parameter only backend llamacpp takes",
+        ),
+        (lambda r: r["reader"].update(options={"n_ctx": 64}), "reader.options.n_ctx", "only"),
+        (lambda r: r["reader"].update(options=["x"]), "reader.options", "expected dict"),
         (lambda r: r["reader"]["max_new_tokens"].update(p4=8), "reader.max_new_tokens.p4", "p4"),
         (lambda r: r["tracking"].update(uri=5), "tracking.uri", "expected str"),
         (lambda r: r["tracking"].update(experiment=" "), "tracking.experiment", "empty"),
@@ -113,13 +121,24 @@ def test_p3_ratio_need_not_be_run_without_p3() -> None:
 def test_reader_backends_come_from_the_registry() -> None:
     raw = _raw()
     raw["reader"]["backend"] = "config_test_reader"
-    with pytest.raises(InputError, match="llamacpp, openai, vllm; got 'config_test_reader'"):
+    with pytest.raises(InputError, match="llamacpp, mock, openai, vllm; got 'config_test_reader'"):
         parse_params(raw)
-    register_reader("config_test_reader", lambda **kw: None)  # type: ignore[arg-type,return-value]
+    register_reader("config_test_reader", MockReader)  # a Reader class under a new name
     try:
         assert parse_params(raw).reader.backend == "config_test_reader"
     finally:
         unregister_reader("config_test_reader")
+
+
+def test_reader_options_reach_the_backend() -> None:
+    """``reader.options``: the backend's own parameters with no ``reader`` key (the mock's)."""
+    from compressbench.pipeline.reader_factory import build_reader
+
+    raw = _raw()
+    raw["reader"] = {"backend": "mock", "model": "m", "options": {"mode": "echo"}}
+    spec = parse_params(raw).reader
+    assert spec.options == {"mode": "echo"}
+    assert build_reader(spec).decoding()["mode"] == "echo"
 
 
 def test_check_cell_names_the_parameter_and_allowed_values() -> None:

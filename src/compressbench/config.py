@@ -84,6 +84,8 @@ class ReaderSpec:
     n_gpu_layers: int = 0  # llamacpp: layers offloaded to a GPU (-1: all; needs a CUDA build)
     structured: bool = False  # llamacpp: answers constrained to the probe's answer schema
     worker: bool = False  # reader stages run in one long-lived process (commands/worker.py)
+    # Keyword parameters of the backend that have no key above (the mock's mode, its table)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,10 @@ def _reader(c: Checker, raw: Any) -> ReaderSpec:
     mode = c.choice(get("decode_mode"), tuple(DECODE_MODES), "reader.decode_mode")
     if mode != DEFAULT_DECODE_MODE and "decode_mode" not in reader_parameters(backend):
         raise c.fail("reader.decode_mode", f"{mode} decoding is the hf backend's, not {backend}'s")
+    options = c.typed(raw.get("options") or {}, dict, "reader.options")
+    for key in options:
+        if key in spec_keys(ReaderSpec) or key not in reader_parameters(backend):
+            raise c.fail(f"reader.options.{key}", f"not a parameter only backend {backend} takes")
     return ReaderSpec(
         backend=backend,
         model=model,
@@ -206,6 +212,7 @@ def _reader(c: Checker, raw: Any) -> ReaderSpec:
         n_gpu_layers=int(c.typed(get("n_gpu_layers"), int, "reader.n_gpu_layers")),
         structured=structured,
         worker=bool(c.typed(get("worker"), bool, "reader.worker")),
+        options={str(k): v for k, v in options.items()},
     )
 
 

@@ -1,7 +1,7 @@
 """The whole TPBench chain in-process, fast: corpora -> probes -> contexts -> answers -> scores
--> metrics on the built-in corpus, with a deterministic in-process reader and a real MLflow
-sqlite store. Asserts metric values, so a wiring fault anywhere in the chain (ids, pairing of
-answers with probes, scorer choice, aggregation) changes a number."""
+-> metrics on the built-in corpus, with the mock reader answering gold where visible and a
+real MLflow sqlite store. Asserts metric values, so a wiring fault anywhere in the chain (ids,
+pairing of answers with probes, scorer choice, aggregation) changes a number."""
 
 from __future__ import annotations
 
@@ -17,16 +17,17 @@ from compressbench.jsonl import read_jsonl
 from compressbench.pipeline.run_log import read_observations
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.stages import paths
+from support.answer_tables import TABLE, gold_where_visible, mock_lookup, write_table
 from support.params import RATIO, pipeline_params, sqlite_tracking
 
 METHODS = ("full_context", "recency", "first_n")
 
 
-def _params(tmp_path: Path, backend: str) -> Any:
+def _params(tmp_path: Path) -> Any:
     raw = pipeline_params(
         n_per_cell=26,
         methods=list(METHODS),
-        reader={"backend": backend, "model": str(paths.probes_file("builtin", RATIO))},
+        reader=mock_lookup(tmp_path / TABLE),
         tracking=sqlite_tracking(tmp_path, "chain"),
     )
     return parse_params(raw, "chain-params.yaml")
@@ -40,15 +41,19 @@ def _expected(contexts: list[dict[str, Any]], probe_type: str) -> float:
     return sum(kept) / len(kept)
 
 
-def test_chain_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gold_reader: str) -> None:
+def test_chain_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
-    params = _params(tmp_path, gold_reader)
+    params = _params(tmp_path)
     stages.stage_corpora(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     for method in METHODS:
-        for stage in (stages.stage_contexts, stages.stage_answers, stages.stage_scores):
-            stage(params, "builtin", method, RATIO)
+        stages.stage_contexts(params, "builtin", method, RATIO)
+    # the mock answers each prompt from the gold data of its contexts row
+    write_table(tmp_path / TABLE, gold_where_visible)
+    for method in METHODS:
+        stages.stage_answers(params, "builtin", method, RATIO)
+        stages.stage_scores(params, "builtin", method, RATIO)
     stages.stage_metrics(params)
 
     # every metric of every cell (the compact metrics/tpbench.json keeps strict and loose only)

@@ -98,3 +98,33 @@ def test_mock_backend_answers_as_declared() -> None:
         get_reader("mock", mode="unreachable").generate(reqs)
     with pytest.raises(ValueError, match="mock mode"):
         get_reader("mock", mode="nope")
+
+
+def test_mock_lookup_answers_from_its_table(tmp_path: Path) -> None:
+    """Mode ``lookup``: by request id, a row with ``user_sha256`` only for that user turn; a
+    request the table misses raises; the table's digest is in the cache key."""
+    from compressbench.readers.mock import user_sha256
+
+    one = ChatRequest("P2|1", "s", "context one", question="q")
+    two = ChatRequest("P2|1", "s", "context two", question="q")
+    other = ChatRequest("P1|9", "s", "ctx")
+    rows = [
+        {"id": "P2|1", "user_sha256": user_sha256(one.user), "answer": "ONE"},
+        {"id": "P2|1", "answer": "ANY"},
+        {"id": "P1|9", "answer": "NINE"},
+    ]
+    table = tmp_path / "t.jsonl"
+    table.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    reader = get_reader("mock", mode="lookup", answers_file=str(table))
+    assert [g.raw for g in reader.generate([one, two, other])] == ["ONE", "ANY", "NINE"]
+    with pytest.raises(LookupError, match="no answer for request 'P3'"):
+        reader.generate([ChatRequest("P3", "s", "ctx")])
+    key = reader.decoding()["answers_sha256"]
+    table.write_text(json.dumps(rows[2]) + "\n", encoding="utf-8")
+    again = get_reader("mock", mode="lookup", answers_file=str(table))
+    assert again.decoding()["answers_sha256"] != key
+    table.write_text(json.dumps(rows[2]) + "\n" + json.dumps(rows[2]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="two answers"):
+        get_reader("mock", mode="lookup", answers_file=str(table))
+    with pytest.raises(ValueError, match="needs answers_file"):
+        get_reader("mock", mode="lookup")

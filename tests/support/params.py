@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from compressbench.tpbench.stages import paths
-
 RATIO = 0.3
 """The grid's one compression ratio (P3 is built there too)."""
 
@@ -36,9 +34,9 @@ def sqlite_tracking(folder: Path, experiment: str) -> dict[str, Any]:
     return {"uri": f"sqlite:///{folder / 'mlflow.db'}", "experiment": experiment}
 
 
-def gold_chain_params(backend: str, folder: Path, experiment: str) -> dict[str, Any]:
+def chain_params(reader: dict[str, Any], folder: Path, experiment: str) -> dict[str, Any]:
     """Four probes per cell of full_context and recency at ``RATIO``, no deletions, read by the
-    reader ``backend`` from the built-in probes file, tracked in ``folder``/mlflow.db."""
+    ``reader`` block given, tracked in ``folder``/mlflow.db."""
     return pipeline_params(
         grid=False,
         ratios=[RATIO],
@@ -46,6 +44,6 @@ def gold_chain_params(backend: str, folder: Path, experiment: str) -> dict[str, 
         n_per_cell=4,
         methods=["full_context", "recency"],
         deletions={"enabled": False},
-        reader={"backend": backend, "model": str(paths.probes_file("builtin", RATIO))},
+        reader=reader,
         tracking=sqlite_tracking(folder, experiment),
     )

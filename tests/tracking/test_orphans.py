@@ -25,7 +25,8 @@ from compressbench.tracking import open_client, read_cells, read_pipeline_runs, 
 from compressbench.tracking.data_version import dvc_md5
 from compressbench.tracking.orphans import REAPED_TAG, REPLACED_BY_TAG
 from compressbench.tracking.owner import OWNER_TAGS, Owner, process_start, this_process
-from support.params import RATIO, gold_chain_params
+from support.answer_tables import TABLE, gold_where_visible, mock_lookup, write_table
+from support.params import RATIO, chain_params
 
 HOLDER = Path(__file__).parents[1] / "support" / "run_holder.py"
 EXPERIMENT = "orphans"
@@ -88,20 +89,26 @@ def _reaped_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 @pytest.fixture()
-def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gold_reader: str) -> Iterator[str]:
-    """The built-in chain up to the scores in ``tmp_path`` (cwd), one finished metrics run;
-    the store's URI."""
+def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The built-in chain up to the scores in ``tmp_path`` (cwd), read by the mock answering
+    gold where visible, one finished metrics run; the store's URI."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     monkeypatch.delenv("DVC_STAGE", raising=False)
-    raw = gold_chain_params(gold_reader, tmp_path, EXPERIMENT)
+    raw = chain_params(mock_lookup(tmp_path / TABLE), tmp_path, EXPERIMENT)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
     assert _stage("corpora", "--dataset", "builtin") == 0
     assert _stage("probes", "--dataset", "builtin", "--ratio", str(RATIO)) == 0
-    for method in ("full_context", "recency"):
-        cell = ["--dataset", "builtin", "--method", method, "--ratio", str(RATIO)]
-        for stage in ("contexts", "answers", "scores"):
+    cells = [
+        ["--dataset", "builtin", "--method", method, "--ratio", str(RATIO)]
+        for method in ("full_context", "recency")
+    ]
+    for cell in cells:
+        assert _stage("contexts", *cell) == 0
+    write_table(tmp_path / TABLE, gold_where_visible)
+    for cell in cells:
+        for stage in ("answers", "scores"):
             assert _stage(stage, *cell) == 0
     assert _stage("metrics") == 0
     yield raw["tracking"]["uri"]

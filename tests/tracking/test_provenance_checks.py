@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,11 +11,9 @@ import yaml
 from compressbench.cli import main
 from compressbench.errors import InputError
 from compressbench.readers.image_env import image_identity, image_label
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from compressbench.tracking.comparable import check_one_table, origin_from_stats
-from support.gold_reader import GoldWhereVisibleReader
-from support.params import RATIO, gold_chain_params
+from support.params import RATIO, chain_params
 
 LOCK = "COMPRESSBENCH_IMAGE_LOCK_SHA256"
 BASE = "COMPRESSBENCH_BASE_DIGEST"
@@ -63,24 +60,10 @@ def test_a_mix_is_refused_naming_both_cells(second: dict, expected: str | None) 
     assert "\n" not in message
 
 
-class _OtherRevision(GoldWhereVisibleReader):
-    """The same model id at another revision."""
-
-    name = "gold_where_visible_r2"
-    revision = "2"
-
-
-@pytest.fixture()
-def readers() -> Iterator[None]:
-    for cls in (GoldWhereVisibleReader, _OtherRevision):
-        register_reader(cls.name, cls)
-    yield
-    for cls in (GoldWhereVisibleReader, _OtherRevision):
-        unregister_reader(cls.name)
-
-
-def _write_params(path: Path, backend: str) -> None:
-    raw = gold_chain_params(backend, path.parent, "prov")
+def _write_params(path: Path, revision: str) -> None:
+    """The fixed-answer ``mock`` reader, model ``m`` at ``revision``."""
+    reader = {"backend": "mock", "model": "m", "revision": revision}
+    raw = chain_params(reader, path.parent, "prov")
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
 
 
@@ -98,7 +81,6 @@ def test_metrics_stage_refuses_a_mixed_grid(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    readers: None,
 ) -> None:
     """One cell answered by another revision (or inside an image): the metrics stage stops
     with one line naming both cells' stats files and writes no metrics."""
@@ -107,13 +89,13 @@ def test_metrics_stage_refuses_a_mixed_grid(
     for var in (LOCK, BASE):
         monkeypatch.delenv(var, raising=False)
     params = tmp_path / "params.yaml"
-    _write_params(params, GoldWhereVisibleReader.name)
+    _write_params(params, "1")
     assert _stage("corpora", "--dataset", "builtin") == 0
     assert _stage("probes", "--dataset", "builtin", "--ratio", str(RATIO)) == 0
     for method in ("full_context", "recency"):
         if method == "recency":  # the second cell comes from elsewhere
             if mix == "revision":
-                _write_params(params, _OtherRevision.name)
+                _write_params(params, "2")  # the same model id at another revision
             else:
                 monkeypatch.setenv(LOCK, "e" * 64)
                 monkeypatch.setenv(BASE, "sha256:" + "0" * 64)

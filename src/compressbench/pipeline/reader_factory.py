@@ -1,7 +1,8 @@
 """Build the configured reader from ``params.yaml``'s ``reader`` block (by backend name).
 
 A backend takes the ``reader`` keys its class accepts as keyword parameters (its signature),
-the others are for other backends.
+the others are for other backends; ``reader.options`` holds parameters of the backend that
+have no ``reader`` key of their own.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from compressbench.readers.registry import READERS, get_reader
 
 
 def reader_kwargs(spec: ReaderSpec) -> dict[str, Any]:
-    """The ``reader`` settings backend ``spec.backend`` takes, by its parameters' names."""
+    """The ``reader`` settings backend ``spec.backend`` takes, by its parameters' names, and
+    its ``options``."""
     accepted = READERS.parameters(spec.backend)
-    return {f.name: getattr(spec, f.name) for f in fields(spec) if f.name in accepted}
+    named = {f.name: getattr(spec, f.name) for f in fields(spec) if f.name in accepted}
+    return {**named, **spec.options}
 
 
 #: Readers built in this process, by backend, parameters and model files (see :func:`_key`):

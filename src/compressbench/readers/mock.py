@@ -9,11 +9,17 @@ differently never share a cache key:
   (``answer`` when none matches);
 - ``mode="echo"``: a JSON answer whose value is a digest of the system and user turns (every
   distinct prompt answered differently, the same prompt the same);
+- ``mode="lookup"``: each request gets its answer from the table ``answers_file``, a JSONL file
+  of ``{"id", "answer"}`` rows, a row with ``"user_sha256"`` (:func:`user_sha256`) answering
+  only the request whose user turn has that digest (one id, several contexts); a request the
+  table does not answer raises :class:`LookupError`. The table is read when the reader is
+  built and its digest is part of :meth:`MockReader.decoding`;
 - ``mode="fail"``: every request becomes an exception row (a transient failure);
 - ``mode="unreachable"``: :meth:`~MockReader.generate` raises: a reader that must never be
   asked (input refused earlier, answers served from the cache).
 
 ``fail_on``: requests whose user turn contains it become exception rows in any mode.
+``params.yaml`` sets these parameters under ``reader.options``.
 ``delay`` (seconds per request) and ``log_path`` (every generated request id appended,
 flushed at once) let a test watch or interrupt a run part-way.
 """
@@ -24,13 +30,14 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from compressbench.readers.base import ChatRequest, Generation, Reader, provenance
 from compressbench.readers.chat import DEFAULT_MAX_INPUT_TOKENS
 from compressbench.readers.postprocess import from_exception, from_text
 
-MODES = ("fixed", "echo", "fail", "unreachable")
+MODES = ("fixed", "echo", "lookup", "fail", "unreachable")
 DEFAULT_ANSWER = json.dumps({"value": "mock", "support": "", "abstain": False})
 
 
@@ -38,11 +45,32 @@ class MockReaderCalled(RuntimeError):
     """A ``mode="unreachable"`` mock was asked to generate."""
 
 
+def user_sha256(user: str) -> str:
+    """The digest a ``lookup`` table row's ``user_sha256`` holds for the user turn ``user``."""
+    return hashlib.sha256(user.encode("utf-8")).hexdigest()
+
+
+def read_table(path: str) -> tuple[dict[tuple[str, str | None], str], str]:
+    """The answers of the JSONL table ``path`` by ``(id, user_sha256 or None)``, and the
+    sha256 of its bytes."""
+    data = Path(path).read_bytes()
+    table: dict[tuple[str, str | None], str] = {}
+    for line in data.decode("utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        key = (str(row["id"]), row.get("user_sha256"))
+        if key in table:
+            raise ValueError(f"{path}: two answers for request {key[0]!r} ({key[1]})")
+        table[key] = str(row["answer"])
+    return table, hashlib.sha256(data).hexdigest()
+
+
 class MockReader(Reader):
     """Parameters: ``model`` (the model id it reports), ``mode`` (see the module notes),
-    ``answer``, ``answers``, ``fail_on``, ``revision`` (default ``"1"``), ``batch_size`` (requests committed
-    together), ``max_input_tokens`` (recorded only), ``delay``, ``log_path``. ``calls`` counts
-    the requests it generated."""
+    ``answer``, ``answers``, ``answers_file``, ``fail_on``, ``revision`` (default ``"1"``),
+    ``batch_size`` (requests committed together), ``max_input_tokens`` (recorded only),
+    ``delay``, ``log_path``. ``calls`` counts the requests it generated."""
 
     name = "mock"
 
@@ -53,6 +81,7 @@ class MockReader(Reader):
         mode: str = "fixed",
         answer: str = DEFAULT_ANSWER,
         answers: Mapping[str, str] | None = None,
+        answers_file: str | None = None,
         fail_on: str | None = None,
         revision: str | None = None,
         batch_size: int = 4,
@@ -69,6 +98,10 @@ class MockReader(Reader):
         self.mode = mode
         self.answer = answer
         self.answers = dict(answers or {})
+        if mode == "lookup" and answers_file is None:
+            raise ValueError("mock mode 'lookup' needs answers_file")
+        self.answers_file = answers_file
+        self.table, self.table_sha256 = read_table(answers_file) if mode == "lookup" else ({}, "")
         self.fail_on = fail_on
         self.batch_size = batch_size
         self.max_input_tokens = max_input_tokens
@@ -86,6 +119,8 @@ class MockReader(Reader):
             out["answer"] = self.answer
             if self.answers:
                 out["answers"] = dict(self.answers)
+        if self.mode == "lookup":
+            out["answers_sha256"] = self.table_sha256
         if self.fail_on is not None:
             out["fail_on"] = self.fail_on
         return out
@@ -113,10 +148,15 @@ class MockReader(Reader):
         )
 
     def text_for(self, req: ChatRequest) -> str:
-        """The raw answer to ``req`` in mode ``echo`` or ``fixed``."""
+        """The raw answer to ``req`` in mode ``echo``, ``lookup`` or ``fixed``."""
         if self.mode == "echo":
             digest = hashlib.sha256((req.system + "|" + req.user).encode()).hexdigest()[:10]
             return f'Answer: {{"value": "{digest}", "support": "", "abstain": false}}'
+        if self.mode == "lookup":
+            text = self.table.get((req.id, user_sha256(req.user)), self.table.get((req.id, None)))
+            if text is None:
+                raise LookupError(f"{self.answers_file} has no answer for request {req.id!r}")
+            return text
         for key, text in self.answers.items():
             if req.id.startswith(key) or key in req.user:
                 return text
