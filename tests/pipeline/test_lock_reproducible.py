@@ -1,5 +1,4 @@
-"""A fresh clone's cold ``dvc repro`` reproduces the committed ``dvc.lock``: every stage's
-entry but the md5 of ``reports/tpbench.md``, which names MLflow run ids (still open).
+"""A fresh clone's cold ``dvc repro`` reproduces the committed ``dvc.lock`` byte for byte.
 
 Real DVC, real git clones, a real MLflow sqlite store. Clone A (the ``clone_repo`` fixture:
 the repository with the working tree's changes) runs a small grid (built-in corpus, two
@@ -7,10 +6,10 @@ methods, one probe per cell, the deletion experiment on one probe, KEEP-Bench's 
 one case per subset, the SmolLM2 smoke reader through llama.cpp) and commits ``dvc.lock``.
 Clone B is a ``git clone`` of A with A's answer cache and no outputs: its cold ``dvc repro``
 runs every stage again, in other processes at other times, so every run log holds other
-timings, and yet ``dvc.lock`` is A's (that md5 aside) and ``git status`` shows nothing else
-(run logs, data, the store and the cache are ignored). The timings still reach
-MLflow: B's store has each cell's model calls (none: the cache answered), its compute times and
-KEEP-Bench's compression seconds, as B's run logs say.
+timings and other MLflow run ids, and yet ``dvc.lock`` is A's and ``git status`` is clean
+(run logs, data, the store and the cache are ignored; the report names no run id). The
+timings still reach MLflow: B's store has each cell's model calls (none: the cache answered),
+its compute times and KEEP-Bench's compression seconds, as B's run logs say.
 """
 
 from __future__ import annotations
@@ -49,7 +48,8 @@ CELL_STATS = "data/answers/builtin/full_context/0.3.stats.json"
 DELETION_STATS = "data/deletions/builtin/answers.stats.json"
 KEEP_STATS = "data/keepbench/compressed/first_n/1.0.stats.json"
 REPORT = "reports/tpbench.md"
-RUN_ID = re.compile(r"`[0-9a-f]{32}`")  # an MLflow run id as the report prints it
+RUN_ID = re.compile(r"`[0-9a-f]{32}`")  # an MLflow run id as the report stage's runs.md prints it
+RUN_IDS = "logs/report/runs.md"  # the run log naming them (and the report run's artifact)
 
 
 def _small_params(root: Path) -> None:
@@ -65,14 +65,6 @@ def _small_params(root: Path) -> None:
 
 def _git(root: Path, *args: str) -> str:
     return run_in(root, "git", *args).stdout
-
-
-def _lock(root: Path) -> dict:
-    """``dvc.lock`` parsed, without the md5 of the report that names MLflow run ids."""
-    lock = yaml.safe_load((root / "dvc.lock").read_text(encoding="utf-8"))
-    report = lock["stages"]["report"]
-    report["outs"] = [o for o in report["outs"] if o["path"] != REPORT]
-    return lock
 
 
 def _changed_lines(old: Path, new: Path) -> list[str]:
@@ -127,14 +119,14 @@ def test_a_fresh_clones_cold_repro_keeps_the_committed_lock(
     keep_log = "logs/keepbench/compressed/first_n/1.0.json"
     assert a_logs[keep_log]["started_at"] != b_logs[keep_log]["started_at"]
 
-    # Every stage's lock entry is A's, but for one output: the TPBench report's last section
-    # names the MLflow runs behind its numbers by run id (random) and the store by its path,
-    # so reports/tpbench.md differs in those lines only (left open, see the report stage).
-    lock_a, lock_b = (_lock(root) for root in (a, b))
-    assert lock_b == lock_a
-    changed = _changed_lines(a / REPORT, b / REPORT)
+    # Every stage's lock entry is A's, the report's md5 included: the report names no MLflow
+    # run id (random); runs.md, the report run's artifact and a run log, names them
+    assert (b / "dvc.lock").read_bytes() == (a / "dvc.lock").read_bytes()
+    assert (b / REPORT).read_bytes() == (a / REPORT).read_bytes()
+    assert not RUN_ID.search((b / REPORT).read_text(encoding="utf-8"))
+    changed = _changed_lines(a / RUN_IDS, b / RUN_IDS)
     assert changed and all("MLflow run" in line or RUN_ID.search(line) for line in changed)
-    assert _git(b, "status", "--porcelain").splitlines() == [" M dvc.lock"]  # that md5 only
+    assert _git(b, "status", "--porcelain") == ""
     for stats in (CELL_STATS, DELETION_STATS, KEEP_STATS):
         assert (b / stats).read_bytes() == (a / stats).read_bytes(), stats
 

@@ -184,7 +184,8 @@ def test_report_stage_end_to_end(pipeline: Any) -> None:
     unjudged = _semantic(paths.REPORT_FILE.read_text(encoding="utf-8"))
     assert unjudged.strip().startswith("Not judged (judge.enabled is false; see README).")
     assert "|" not in unjudged
-    params = dataclasses.replace(pipeline, judge=JudgeSpec(enabled=True, model="judge-m"))
+    judged = JudgeSpec(enabled=True, model="judge-m")
+    params = dataclasses.replace(pipeline, blocks={**pipeline.blocks, "judge": judged})
     _verdicts()
     stages.stage_report(params)
     report = paths.REPORT_FILE.read_text(encoding="utf-8")
@@ -214,28 +215,36 @@ def test_report_stage_end_to_end(pipeline: Any) -> None:
         f"{p1['loose']:.3f} | 1 | 1 | 1 |"
     ) in semantic  # not equivalent, null, errors
     assert semantic.count("| builtin |") == 1  # the other cells' files are empty: not judged
-    # every cell's numbers trace to its MLflow run, checked against the scored file's sha256
+    # every cell's numbers trace to its MLflow run, checked against the scored file's sha256;
+    # the run ids go to the report run's runs.md (and the run log), never into the DVC output
     uri = params.tracking.uri
     metrics_run = [r for r in read_pipeline_runs(uri, "report") if r.tags["dvc.stage"] == "metrics"]
     cells = read_cells(uri, "report", parent_run_id=metrics_run[-1].run_id)
     assert len(cells) == len(METHODS) * 3
-    for cell in cells:
-        assert f"`{cell.run_id}` ✓" in report
+    provenance = report.split("## Where every number comes from")[1]
+    assert provenance.count(" ✓ |") + provenance.count(" ✓\n") >= 1
+    assert "not logged" not in provenance and "changed since" not in provenance
     report_run = [r for r in read_pipeline_runs(uri, "report") if r.tags["dvc.stage"] == "report"]
     assert report_run[-1].tags["report.metrics_run_id"] == metrics_run[-1].run_id
-    assert report_run[-1].run_id in report
     runs = read_pipeline_runs(uri, "report")
     deletion_run = [r for r in runs if r.tags["dvc.stage"] == "deletion_scores@builtin"][-1]
-    assert f"deletions builtin: MLflow run `{deletion_run.run_id}`" in report
+    for run_id in (*(c.run_id for c in cells), report_run[-1].run_id, deletion_run.run_id):
+        assert run_id not in report
     client = open_client(uri)
     artifacts = {
         a.path
         for folder in ("report", "figures")
         for a in client.list_artifacts(report_run[-1].run_id, folder)
     }
-    assert artifacts == {"report/tpbench.md", "report/tpbench_full.json"} | {
+    assert artifacts == {"report/tpbench.md", "report/tpbench_full.json", "report/runs.md"} | {
         f"figures/{n}.png" for n in FIGURE_FILES
     }
+    ids = Path(client.download_artifacts(report_run[-1].run_id, "report/runs.md")).read_text()
+    assert ids == Path("logs/report/runs.md").read_text()
+    for cell in cells:
+        assert f"`{cell.run_id}` ✓" in ids
+    assert f"this report: MLflow run `{report_run[-1].run_id}`" in ids
+    assert f"deletions builtin: MLflow run `{deletion_run.run_id}`" in ids
 
 
 def test_metrics_files_dvc_shows_are_one_small_row_per_cell(pipeline: Any) -> None:

@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 from compressbench.cli import main
-from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import cell_runs
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs, start_pipeline_run
 from compressbench.tracking.data_version import dvc_md5
@@ -175,9 +174,10 @@ def test_a_stage_killed_with_9_is_reaped_by_the_next_and_never_reported(
         p.run_id for p in read_pipeline_runs(uri, EXPERIMENT) if p.tags["dvc.stage"] == "report"
     ]
     assert late_run.data.tags[REPLACED_BY_TAG] == report_run
-    report = paths.REPORT_FILE.read_text(encoding="utf-8")
-    assert f"metrics stage: MLflow run `{second}`" in report
-    assert late.run_id not in report and holder.run_id not in report and first not in report
+    assert _run(uri, report_run).data.tags["report.metrics_run_id"] == second
+    cited = Path("logs/report/runs.md").read_text(encoding="utf-8")  # the report run's runs.md
+    assert f"metrics stage: MLflow run `{second}`" in cited
+    assert late.run_id not in cited and holder.run_id not in cited and first not in cited
 
     # The stage runs also carry their owner and data version.
     tags = _run(uri, second).data.tags

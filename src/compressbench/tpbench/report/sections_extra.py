@@ -261,24 +261,43 @@ def semantic(inp: ReportInput, f: Findings) -> list[str]:
     return lines + table([*header, "not equivalent", "null", "errors"], rows)
 
 
-def _run(ref: Any) -> str:
+MARKS = {True: "✓", False: "scores changed since", None: ""}  # by RunRef.verified
+
+
+def _run(ref: Any, ids: bool) -> str:
     if ref is None:
         return "not logged"
-    mark = {True: " ✓", False: " (scores changed since)", None: ""}[ref.verified]
-    return f"`{ref.run_id}`{mark}"
+    mark = MARKS[ref.verified]
+    return f"`{ref.run_id}` {mark}".rstrip() if ids else mark or "logged"
 
 
-def provenance(inp: ReportInput) -> list[str]:
+RUN_IDS = "runs.md"  # the report run's artifact (under report/) naming every cell's run id
+
+
+def provenance(inp: ReportInput, *, ids: bool = False) -> list[str]:
     """Which MLflow run each cell's numbers come from (✓: the run's recorded sha256 of the
-    scored file equals the file the report read)."""
+    scored file equals the file the report read). ``ids``: name the runs by id (the report
+    run's ``runs.md`` artifact); without, the report file holds no run id, since ids differ
+    on every run and the report is a DVC output that must reproduce byte for byte."""
+    where = (
+        [f"- {note}" for note in inp.run_notes]
+        if ids
+        else [
+            "- Run ids are not written here: they differ on every run, and this file is a DVC "
+            f"output that reproduces byte for byte. The report's MLflow run carries `report/"
+            f"{RUN_IDS}`, this table with every run's id; in the MLflow UI, a cell's run is the "
+            "child of the newest finished `metrics` run with its `dataset`, `method`, `ratio`, "
+            "`seed` and `probe` parameters."
+        ]
+    )
     lines = [
         "## Where every number comes from",
         "",
         "Each (dataset, method, r, seed, probe) cell is one MLflow run of the metrics stage "
-        "(`mlflow ui`, or search `attributes.run_id = '<id>'`); ✓ marks a run whose recorded "
-        "sha256 of the scored file equals the file this report read.",
+        "(`mlflow ui`); ✓ marks a run whose recorded sha256 of the scored file equals the file "
+        "this report read.",
         "",
-        *(f"- {note}" for note in inp.run_notes),
+        *where,
         "",
     ]
     probes = [p.name for p in pipeline_probe_types()]  # one column per registered probe type
@@ -292,7 +311,7 @@ def provenance(inp: ReportInput) -> list[str]:
                 present = {(r["probe_type"], int(r["seed"])) for r in cell.scores}
                 for seed in inp.seeds:
                     refs = [
-                        _run(inp.runs.get((dataset, p, seed, ratio, method)))
+                        _run(inp.runs.get((dataset, p, seed, ratio, method)), ids)
                         if (p, seed) in present
                         else NONE
                         for p in probes

@@ -10,12 +10,15 @@ from pathlib import Path
 
 from compressbench.config import Params
 from compressbench.errors import InputError
+from compressbench.jsonl import atomic_writer
+from compressbench.pipeline.run_log import LOGS
 from compressbench.readers.packaged import is_smoke_reader
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
 from compressbench.tpbench.pipeline_spec import JUDGE, P3_RATIO
 from compressbench.tpbench.report.decode_modes import decode_mode_label
 from compressbench.tpbench.report.model import FIGURES, CellData, CellKey, Findings, ReportInput
+from compressbench.tpbench.report.sections_extra import RUN_IDS, provenance
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report_inputs import (
@@ -34,6 +37,17 @@ from compressbench.tracking import start_pipeline_run
 log = logging.getLogger(__name__)
 
 FIGURE_FILES = {name: paths.FIGURES_DIR / f"{name}.png" for name in FIGURES}
+
+
+def write_run_ids(inp: ReportInput) -> Path:
+    """The report's provenance table with every cell's MLflow run id, as a run log
+    (``logs/report/runs.md``: neither a DVC output nor a dependency, since ids differ on every
+    run), for the report run's artifacts."""
+    out = LOGS / "report" / RUN_IDS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out) as fh:
+        fh.write("\n".join(provenance(inp, ids=True)) + "\n")
+    return out
 
 
 def judge_name(spec: JudgeSpec) -> str | None:
@@ -170,7 +184,8 @@ def stage_report(params: Params) -> Path:
 
         findings, figures = write_report(inp, paths.REPORT_FILE, FIGURE_FILES)
         run.log_metrics(_metrics(findings))
-        run.log_artifacts([paths.REPORT_FILE, paths.FULL_METRICS_FILE], "report")
+        run_ids = write_run_ids(inp)
+        run.log_artifacts([paths.REPORT_FILE, paths.FULL_METRICS_FILE, run_ids], "report")
         run.log_artifacts(list(figures.values()), "figures")
         if VIEWER_FILE.exists():  # always under dvc repro (a dependency); a bare call may lack it
             run.log_artifacts([VIEWER_FILE], "viewer")
