@@ -1,7 +1,7 @@
 """Shared fixtures: where the TPBench release rows (tests/data) and the read-only reference
 material (../shared beside the repo) live, a git clone of the repository for the tests that
-drive real DVC, a tiny LLMLingua-2 model, a real llama.cpp server and the deterministic
-gold-where-visible reader.
+drive real DVC, a tiny LLMLingua-2 model and a real llama.cpp server (a deterministic reader
+is the registered ``mock`` backend: ``support/answer_tables.py``).
 
 The helpers behind them are in ``support/`` (tests/ is on ``sys.path``: pyproject's pytest
 ``pythonpath``); tests import helpers from there, never from another test module."""
@@ -161,7 +161,7 @@ def tiny_llmlingua2(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(model_dir)
 
 
-# -- a real llama.cpp server, the gold-where-visible reader -----------------------------------
+# -- a real llama.cpp server ----------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -171,14 +171,3 @@ def llama_server() -> Iterator[str]:
     from support.llama_server import serve_smollm2
 
     yield from serve_smollm2()
-
-
-@pytest.fixture()
-def gold_reader() -> Iterator[str]:
-    """:class:`support.gold_reader.GoldWhereVisibleReader` registered for the test; its name."""
-    from compressbench.readers.registry import register_reader, unregister_reader
-    from support.gold_reader import GoldWhereVisibleReader
-
-    register_reader(GoldWhereVisibleReader.name, GoldWhereVisibleReader)
-    yield GoldWhereVisibleReader.name
-    unregister_reader(GoldWhereVisibleReader.name)

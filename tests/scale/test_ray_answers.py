@@ -4,7 +4,6 @@ run generates nothing); KV-press cells shard across HF reader workers."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Iterator
@@ -13,14 +12,13 @@ from typing import Any
 
 import pytest
 
-import support.gold_reader
 from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import parse_params
 from compressbench.pipeline.run_log import read_observations
 from compressbench.scale.ray_answers import run_answers
 from compressbench.tpbench.stages import paths
-from support.gold_reader import GoldWhereVisibleReader
+from support.answer_tables import TABLE, gold_where_visible, mock_lookup, write_table
 from support.params import RATIO, pipeline_params
 
 METHODS = ("full_context", "recency", "first_n")
@@ -30,10 +28,8 @@ METHODS = ("full_context", "recency", "first_n")
 def local_ray() -> Iterator[Any]:
     """One local Ray instance for the module (starting one costs 10-20 s here)."""
     import ray
-    import ray.cloudpickle
 
-    # Workers import the project from the venv; the test reader travels by value.
-    ray.cloudpickle.register_pickle_by_value(support.gold_reader)
+    # Workers import the project from the venv and build the mock reader from params.
     # as run_answers does for a local instance: un-niced workers (they do all the work)
     os.environ.setdefault("RAY_worker_niceness", "0")
     ray.init(
@@ -70,12 +66,12 @@ def _answers_bytes(cells: list[tuple[str, str, float]]) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_one_two_four_workers_write_the_serial_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_ray: Any, gold_reader: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_ray: Any
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    probes = str((tmp_path / paths.probes_file("builtin", RATIO)).resolve())
-    params = _params({"backend": gold_reader, "model": probes}, METHODS, 26)
+    params = _params(mock_lookup(tmp_path / TABLE), METHODS, 26)
     cells = _contexts(params)
+    write_table(tmp_path / TABLE, gold_where_visible)  # gold where visible, by prompt
 
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "serial.sqlite"))
     for cell in cells:
@@ -84,19 +80,18 @@ def test_one_two_four_workers_write_the_serial_bytes(
     rows = sum(len(b.splitlines()) for b in serial.values())
     assert rows > 60  # P1 + P2 + P3 of 26 candidates, three cells
 
-    make = functools.partial(GoldWhereVisibleReader, probes)
     for workers in (1, 2, 4):
         monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / f"w{workers}.sqlite"))
         for cell in cells:
             paths.CellFiles(*cell).answers.unlink()
-        run = run_answers(params, cells, workers=workers, make_reader=make)
+        run = run_answers(params, cells, workers=workers)
         assert _answers_bytes(cells) == serial, f"{workers} workers"
         assert run.cached == 0 and run.requests == rows
         assert 0 < run.generated <= rows  # a prompt shared by two cells is answered once
         assert run.workers_used == min(workers, run.shards)
 
     # The cache is the join point: the same cells again generate nothing, same bytes.
-    again = run_answers(params, cells, workers=2, make_reader=make)
+    again = run_answers(params, cells, workers=2)
     assert again.shards == 0 and again.generated == 0 and again.cached == run.generated
     assert _answers_bytes(cells) == serial
     stats_file = paths.CellFiles(*cells[0]).answer_stats

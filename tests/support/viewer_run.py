@@ -1,10 +1,10 @@
 """A small real TPBench run for the case viewer's tests: the built-in corpus, three methods,
-the deletion experiment, read by the deterministic gold-where-visible reader, then the viewer
-stage; and the data a viewer page embeds, read back from its HTML."""
+the deletion experiment, read by the ``mock`` backend answering gold where visible (main-grid
+and deletion prompts alike), then the viewer stage; and the data a viewer page embeds, read
+back from its HTML."""
 
 from __future__ import annotations
 
-import dataclasses
 import html.parser
 import json
 import os
@@ -15,26 +15,10 @@ from typing import Any
 
 from compressbench import stages
 from compressbench.config import Params, parse_params
-from compressbench.readers.base import ChatRequest
-from compressbench.readers.registry import register_reader, unregister_reader
-from compressbench.tpbench.stages import paths
-from support.gold_reader import GoldWhereVisibleReader
+from support.answer_tables import TABLE, gold_where_visible, mock_lookup, write_table
 from support.params import RATIO, pipeline_params, sqlite_tracking
 
 METHODS = ("full_context", "recency", "first_n")
-
-
-class GoldReader(GoldWhereVisibleReader):
-    """The gold-where-visible reader, also for the deletion experiment's requests (their id is
-    ``<condition>|<seed>|<probe id>`` of a P2 probe; the context decides what is visible)."""
-
-    name = "gold_where_visible_viewer"
-
-    def answer(self, request: ChatRequest) -> str:
-        head, rest = request.id.split("|", 1)
-        if head not in ("P1", "P2", "P3"):
-            request = dataclasses.replace(request, id=f"P2|{rest}")
-        return super().answer(request)
 
 
 @contextmanager
@@ -58,38 +42,27 @@ def viewer_params(folder: Path) -> Params:
         n_per_cell=8,
         methods=list(METHODS),
         deletions={"enabled": True, "max_probes": 2},
-        reader={
-            "backend": GoldReader.name,
-            "model": str(paths.probes_file("builtin", RATIO)),
-        },
+        reader=mock_lookup(folder / TABLE),
         tracking=sqlite_tracking(folder, "viewer"),
     )
     return parse_params(raw, "viewer-params.yaml")
 
 
-@contextmanager
-def gold_reader() -> Iterator[None]:
-    """:class:`GoldReader` registered for the block (params naming it parse only then)."""
-    register_reader(GoldReader.name, GoldReader)
-    try:
-        yield
-    finally:
-        unregister_reader(GoldReader.name)
-
-
 def run_tpbench(folder: Path) -> Params:
     """Every TPBench stage the viewer reads, then the viewer, in ``folder`` (the cwd)."""
-    with gold_reader():
-        params = viewer_params(folder)
-        stages.stage_corpora(params, "builtin")
-        stages.stage_probes(params, "builtin", RATIO)
-        for method in METHODS:
-            for stage in (stages.stage_contexts, stages.stage_answers, stages.stage_scores):
-                stage(params, "builtin", method, RATIO)
-        stages.stage_deletions(params, "builtin")
-        stages.stage_deletion_answers(params, "builtin")
-        stages.stage_deletion_scores(params, "builtin")
-        stages.stage_viewer(params)
+    params = viewer_params(folder)
+    stages.stage_corpora(params, "builtin")
+    stages.stage_probes(params, "builtin", RATIO)
+    for method in METHODS:
+        stages.stage_contexts(params, "builtin", method, RATIO)
+    stages.stage_deletions(params, "builtin")
+    write_table(folder / TABLE, gold_where_visible)  # every prompt written above
+    for method in METHODS:
+        stages.stage_answers(params, "builtin", method, RATIO)
+        stages.stage_scores(params, "builtin", method, RATIO)
+    stages.stage_deletion_answers(params, "builtin")
+    stages.stage_deletion_scores(params, "builtin")
+    stages.stage_viewer(params)
     return params
 
 

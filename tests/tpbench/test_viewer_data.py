@@ -19,7 +19,6 @@ from compressbench.tpbench.viewer.page import VIEWER_FILE
 from support.params import RATIO
 from support.viewer_run import (
     METHODS,
-    gold_reader,
     inside,
     page_data,
     run_tpbench,
@@ -121,7 +120,7 @@ def test_the_reports_cells_link_into_the_viewer_and_its_run_carries_it(run: Path
     from compressbench import stages
     from compressbench.tracking import open_client, read_pipeline_runs
 
-    with inside(run), gold_reader():
+    with inside(run):
         params = viewer_params(run)
         stages.stage_metrics(params)
         stages.stage_report(params)

@@ -23,10 +23,9 @@ import pytest
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from compressbench.tracking import read_cell_table, read_cells, read_pipeline_runs
-from support.gold_reader import GoldWhereVisibleReader
+from support.answer_tables import TABLE, gold_where_visible, mock_lookup, write_table
 from support.http_server import free_port
 from support.params import RATIO, pipeline_params
 from support.processes import stop
@@ -150,28 +149,23 @@ def test_metrics_stage_logs_to_mlflow_server_on_postgres(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    register_reader(GoldWhereVisibleReader.name, GoldWhereVisibleReader)
-    try:
-        raw = pipeline_params(
-            grid=False,
-            ratios=[RATIO],
-            p3_ratio=RATIO,
-            n_per_cell=6,
-            methods=[METHOD],
-            reader={
-                "backend": GoldWhereVisibleReader.name,
-                "model": str(paths.probes_file("builtin", RATIO)),
-            },
-            tracking={"uri": mlflow_server.uri, "experiment": "shared"},
-        )
-        params = parse_params(raw, "pg-params.yaml")
-        stages.stage_corpora(params, "builtin")
-        stages.stage_probes(params, "builtin", RATIO)
-        for stage in (stages.stage_contexts, stages.stage_answers, stages.stage_scores):
-            stage(params, "builtin", METHOD, RATIO)
-        stages.stage_metrics(params)
-    finally:
-        unregister_reader(GoldWhereVisibleReader.name)
+    raw = pipeline_params(
+        grid=False,
+        ratios=[RATIO],
+        p3_ratio=RATIO,
+        n_per_cell=6,
+        methods=[METHOD],
+        reader=mock_lookup(tmp_path / TABLE),
+        tracking={"uri": mlflow_server.uri, "experiment": "shared"},
+    )
+    params = parse_params(raw, "pg-params.yaml")
+    stages.stage_corpora(params, "builtin")
+    stages.stage_probes(params, "builtin", RATIO)
+    stages.stage_contexts(params, "builtin", METHOD, RATIO)
+    write_table(tmp_path / TABLE, gold_where_visible)
+    for stage in (stages.stage_answers, stages.stage_scores):
+        stage(params, "builtin", METHOD, RATIO)
+    stages.stage_metrics(params)
 
     cell = paths.CellFiles("builtin", METHOD, RATIO)
     scored = list(read_jsonl(cell.scores))
