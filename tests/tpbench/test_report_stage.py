@@ -1,13 +1,12 @@
-"""The report stage end to end, in-process: the built-in corpus, a deterministic in-process
-reader, a real MLflow sqlite store; every section of ``reports/tpbench.md``, valid PNG figures
-declared as DVC plots, and every cell traced to its MLflow run."""
+"""The report stage end to end, in-process: the built-in corpus, the ``mock`` backend answering
+from a table, a real MLflow sqlite store; every section of ``reports/tpbench.md``, valid PNG
+figures declared as DVC plots, and every cell traced to its MLflow run."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,20 @@ from compressbench.config import parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
 from compressbench.pipeline.declare import Out, StageDecl
 from compressbench.pipeline.dvc_yaml import stage_entry
-from compressbench.readers.base import ChatRequest, Generation, Reader
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.judge.prompt import prompt_sha256
 from compressbench.tpbench.judge.spec import JudgeSpec
-from compressbench.tpbench.probes import read_probes
 from compressbench.tpbench.report.document import render
 from compressbench.tpbench.report.model import CellData, ReportInput, compute
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.report import FIGURE_FILES
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs
+from support.answer_tables import TABLE, mock_lookup, probe_type, write_table
 from support.params import RATIO, pipeline_params, sqlite_tracking
 from support.paths import REPO_ROOT
 
 METHODS = ("full_context", "recency", "first_n", "uniform_stride")
-CONTEXT_END = "\n\nQuestion:"
 SECTIONS = (
     "## Main results",
     "## What a single average hides",
@@ -53,56 +49,29 @@ SECTIONS = (
 )
 
 
-class ValueWhereVisibleReader(Reader):
+def value_where_visible(row: dict[str, Any], context: str) -> str:
     """Reads like a literal-minded model: P1 states the goal; P2 and P3 give the current value
-    when it is in the context, else the replaced value when that is, else abstain. Answers
-    main-grid and deletion prompts alike (request ids end in ``<seed>|<probe id>``)."""
-
-    name = "value_where_visible"
-    revision = "1"
-
-    def __init__(self, model: str) -> None:
-        self.model_id = model
-        self.probes = {(p.probe_type, p.seed, p.probe_id): p for p in read_probes(model)}
-
-    def decoding(self) -> dict[str, Any]:
-        return {"rule": "value where visible"}
-
-    def answer(self, request: ChatRequest) -> str:
-        kind, seed, probe_id = request.id.split("|")
-        probe_type = kind if kind in ("P1", "P2", "P3") else "P2"  # deletions: P2 prompts
-        probe = self.probes[(probe_type, int(seed), probe_id)]
-        if probe_type == "P1":
-            return json.dumps({"value": probe.gold, "abstain": False})
-        context = request.user.split(CONTEXT_END)[0]
-        gold = probe.gold if probe_type == "P2" else probe.gold_value
-        value = next(
-            (v for v in (gold, probe.old_value) if value_occurs_in_text(v, context, "builtin")),
-            None,
-        )
-        if value is None:
-            return json.dumps({"value": "unknown", "abstain": True})
-        if probe_type == "P2":
-            return json.dumps({"value": value, "abstain": False})
-        return json.dumps({"value": f"{probe.gold_story_label}; {probe.slot_human}: {value}"})
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        return [
-            Generation(id=r.id, raw=(a := self.answer(r)), json_text=a, error=None)
-            for r in requests
-        ]
+    when it is in the context, else the replaced value when that is, else abstain (main-grid
+    and deletion prompts alike)."""
+    kind = probe_type(row)
+    if kind == "P1":
+        return json.dumps({"value": row["gold"], "abstain": False})
+    gold = row["gold"] if kind == "P2" else row["gold_value"]
+    value = next(
+        (v for v in (gold, row["old_value"]) if value_occurs_in_text(v, context, "builtin")),
+        None,
+    )
+    if value is None:
+        return json.dumps({"value": "unknown", "abstain": True})
+    if kind == "P2":
+        return json.dumps({"value": value, "abstain": False})
+    return json.dumps({"value": f"{row['gold_story_label']}; {row['slot_human']}: {value}"})
 
 
 @pytest.fixture()
-def reader_name() -> Iterator[str]:
-    register_reader(ValueWhereVisibleReader.name, ValueWhereVisibleReader)
-    yield ValueWhereVisibleReader.name
-    unregister_reader(ValueWhereVisibleReader.name)
-
-
-@pytest.fixture()
-def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str) -> Any:
-    """Every stage of the grid (with retention and deletions) up to the metrics stage."""
+def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every stage of the grid (with retention and deletions) up to the metrics stage, read by
+    the ``mock`` backend answering value where visible."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     raw = pipeline_params(
@@ -113,7 +82,7 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str) 
         n_per_cell=26,
         methods=list(METHODS),
         retention={"ratios": [0.1, RATIO]},
-        reader={"backend": reader_name, "model": str(paths.probes_file("builtin", RATIO))},
+        reader=mock_lookup(tmp_path / TABLE),
         tracking=sqlite_tracking(tmp_path, "report"),
     )
     params = parse_params(raw, "report-params.yaml")
@@ -121,19 +90,18 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str) 
     stages.stage_retention(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     for method in METHODS:
+        stages.stage_contexts(params, "builtin", method, RATIO)
+    stages.stage_deletions(params, "builtin")
+    write_table(tmp_path / TABLE, value_where_visible)
+    for method in METHODS:
         for run in (
-            stages.stage_contexts,
             stages.stage_answers,
             stages.stage_scores,
             stages.stage_judge,  # judge.enabled is false: empty verdict files
         ):
             run(params, "builtin", method, RATIO)
-    for run in (
-        stages.stage_deletions,
-        stages.stage_deletion_answers,
-        stages.stage_deletion_scores,
-    ):
-        run(params, "builtin")
+    stages.stage_deletion_answers(params, "builtin")
+    stages.stage_deletion_scores(params, "builtin")
     stages.stage_metrics(params)
     return params
 
