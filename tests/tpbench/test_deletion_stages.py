@@ -1,5 +1,5 @@
 """The deletion stages end to end, in-process: built-in corpus -> probes -> deletions ->
-deletion_answers -> deletion_scores with a deterministic in-process reader. The summary's
+deletion_answers -> deletion_scores with the ``mock`` backend answering from a table. The summary's
 numbers are checked against values computed here from the probes alone (which turns carry the
 gold value), so a wiring fault (pairing, conditions, scorer, counting) changes a number."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,69 +19,51 @@ from compressbench import stages
 from compressbench.cli import main
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl, write_jsonl
-from compressbench.readers.base import ChatRequest, Generation, Reader
-from compressbench.readers.registry import register_reader, unregister_reader
+from compressbench.pipeline.run_log import read_observations
 from compressbench.text.normalize import value_occurs_in_text
 from compressbench.tpbench.deletions import FULL, MINUS_CONTROL_SUPPORT
 from compressbench.tpbench.probes import ProbeRecord, read_probes
+from compressbench.tpbench.prompts import split_user
 from compressbench.tpbench.stages import paths
 from compressbench.tracking import open_client, read_cells, read_pipeline_runs, sha256_file
+from support.answer_tables import TABLE, mock_lookup, write_table
 from support.params import RATIO, pipeline_params, sqlite_tracking
 
 SEED = 42
-CONTEXT_END = "\n\nQuestion:"
-SEEN_BUDGETS: list[int] = []
+ASKED = "asked.log"  # the mock's log of the request ids it generated (in the test's cwd)
 SKIP = 3  # the rule reader also errs whenever the kept-turn count is a multiple of this
 
 
-class CurrentOrOldReader(Reader):
-    """Answers the current value when it is visible in the prompt's context, else the value
-    it replaced (the superseded-value reply the paper observes) - and, so that full context
-    has failures a control does not share, also the old value whenever the number of kept
-    turns is a multiple of :data:`SKIP`. Deterministic, no model."""
-
-    name = "current_or_old"
-    revision = "1"
-
-    def __init__(self, model: str) -> None:
-        self.model_id = model
-        self.rows = {
-            f"{r['condition']}|{r['seed']}|{r['probe_id']}": r
-            for r in read_jsonl(paths.fill(paths.DELETION_CONTEXTS, model))
-        }
-
-    def decoding(self) -> dict[str, Any]:
-        return {"rule": "current value if visible, else the old one"}
-
-    def answer(self, request: ChatRequest) -> str:
-        row = self.rows[request.id]
-        context = request.user.split(CONTEXT_END)[0]
-        visible = value_occurs_in_text(row["gold"], context, row["dataset"])
-        visible = visible and len(row["kept_turn_ids"]) % SKIP != 0
-        return json.dumps({"value": row["gold"] if visible else row["old_value"], "abstain": False})
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        SEEN_BUDGETS.extend(r.max_new_tokens for r in requests)
-        return [
-            Generation(id=r.id, raw=(a := self.answer(r)), json_text=a, error=None)
-            for r in requests
-        ]
+def current_or_old(row: dict[str, Any], context: str) -> str:
+    """The current value when it is visible in the prompt's context, else the value it replaced
+    (the superseded-value reply the paper observes) - and, so that full context has failures a
+    control does not share, also the old value whenever the number of kept turns is a multiple
+    of :data:`SKIP`."""
+    visible = value_occurs_in_text(row["gold"], context, row["dataset"])
+    visible = visible and len(row["kept_turn_ids"]) % SKIP != 0
+    return json.dumps({"value": row["gold"] if visible else row["old_value"], "abstain": False})
 
 
 @pytest.fixture()
-def reader_name() -> Iterator[str]:
-    register_reader(CurrentOrOldReader.name, CurrentOrOldReader)
-    SEEN_BUDGETS.clear()
-    yield CurrentOrOldReader.name
-    unregister_reader(CurrentOrOldReader.name)
+def reader(tmp_path: Path) -> dict[str, Any]:
+    """The ``mock`` reading the current-or-old table, logging what it generates."""
+    block = mock_lookup(tmp_path / TABLE, model="builtin")
+    block["options"]["log_path"] = str(tmp_path / ASKED)
+    return block
 
 
-def _raw(backend: str, **deletions: Any) -> dict[str, Any]:
+def _asked() -> list[str]:
+    """The request ids the mock generated so far (its ``log_path``)."""
+    log = Path(ASKED)
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def _raw(reader: dict[str, Any], **deletions: Any) -> dict[str, Any]:
     return pipeline_params(
         probes=["p2"],
         seeds=[SEED, 43],
         n_per_cell=26,
-        reader={"backend": backend, "model": "builtin"},
+        reader=reader,
         deletions=deletions,
         tracking=sqlite_tracking(Path.cwd(), "deletions"),
     )
@@ -154,17 +136,18 @@ def _mcnemar_p(b: int, c: int) -> float:
 
 def _run(params: Params) -> dict[str, Any]:
     stages.stage_deletions(params, "builtin")
+    write_table(Path(TABLE), current_or_old)  # the mock's answers to the prompts just written
     stages.stage_deletion_answers(params, "builtin")
     stages.stage_deletion_scores(params, "builtin")
     return json.loads(paths.fill(paths.DELETION_SUMMARY, "builtin").read_text(encoding="utf-8"))
 
 
 def test_deletion_stages_end_to_end(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: dict[str, Any]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
-    params = parse_params(_raw(reader_name), "deletions-params.yaml")
+    params = parse_params(_raw(reader), "deletions-params.yaml")
     stages.stage_corpora(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     probes_file = paths.probes_file("builtin", RATIO)
@@ -177,7 +160,10 @@ def test_deletion_stages_end_to_end(
     probes = [p for p in [*built, NO_SINGLE, NO_ALL] if p.seed == SEED]
     assert len(probes) >= 20 and summary["n_probes"] == len(probes)
     assert summary["dataset"] == "builtin" and summary["seed"] == SEED
-    assert set(SEEN_BUDGETS) == {128}  # the paper's deletion reader setting
+    answers = list(read_jsonl(paths.fill(paths.DELETION_ANSWERS, "builtin")))
+    assert len(_asked()) == len(answers) > 0
+    # the mock reports each request's output budget as its tokens_out
+    assert {r["tokens_out"] for r in answers} == {128}  # the paper's deletion reader setting
 
     # Unmatched items: counted per pair, listed with the reason, never dropped. The greedy
     # picker fails exactly when some speaker has fewer clean turns than targets.
@@ -265,17 +251,18 @@ def test_deletion_stages_end_to_end(
         assert row["meta"]["condition"] == row["condition"]
         assert sorted(row["kept_turn_ids"] + row["removed_turn_ids"]) == list(range(row["n_turns"]))
     for row in read_jsonl(paths.fill(paths.DELETION_CONTEXTS, "builtin")):
-        context = row["prompt_user"].split(CONTEXT_END)[0]
+        context = split_user(row["prompt_user"], row["compressed_text_used"])[0]
         assert [f"[T{i}] " in context for i in range(row["n_turns"])] == [
             i in row["kept_turn_ids"] for i in range(row["n_turns"])
         ]
 
     # Again: the cache answers everything and every file is byte-identical.
     before = {p: p.read_bytes() for p in Path("data").rglob("*.jsonl")}
-    SEEN_BUDGETS.clear()
+    asked = _asked()
     _run(params)
-    stats = json.loads(paths.fill(paths.DELETION_ANSWER_STATS, "builtin").read_text())
-    assert stats["model_calls"] == 0 and SEEN_BUDGETS == []
+    # the run's cache counts are observations: in its run log, not the stats output
+    observed = read_observations(paths.fill(paths.DELETION_ANSWER_STATS, "builtin"))
+    assert observed["model_calls"] == 0 and _asked() == asked
     assert {p: p.read_bytes() for p in Path("data").rglob("*.jsonl")} == before
 
 
@@ -315,14 +302,14 @@ def _check_mlflow(params: Params, summary: dict[str, Any]) -> None:
 
 
 def test_disabled_deletions_write_empty_outputs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: dict[str, Any]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    params = parse_params(_raw(reader_name, enabled=False), "deletions-params.yaml")
+    params = parse_params(_raw(reader, enabled=False), "deletions-params.yaml")
     stages.stage_corpora(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     summary = _run(params)
-    assert summary["n_probes"] == 0 and SEEN_BUDGETS == []
+    assert summary["n_probes"] == 0 and _asked() == []
     assert [c["n"] for c in summary["conditions"]] == [0] * 5
     assert all(c["strict"] is None for c in summary["conditions"])
     assert [p["n_matched"] for p in summary["pairs"]] == [0, 0]
@@ -333,7 +320,7 @@ def test_a_probe_without_its_update_turn_is_one_line_of_bad_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    raw = _raw("hf")
+    raw = _raw({"backend": "hf"})
     Path("p.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
     bad = NO_SINGLE.to_row()
     bad["meta"] = {"s_transition_support": [2]}
