@@ -40,8 +40,8 @@ _KEEPBENCH: tuple[str, ...] = (
     "keep_compressed",
     "keep_verdicts",
     "keep_metrics",
-    "keep_report",
     "keep_viewer",
+    "keep_report",  # carries the viewer's page to MLflow
 )
 PACKAGES: dict[str, str] = {
     **dict.fromkeys(_TPBENCH, "compressbench.tpbench.stages"),

@@ -58,7 +58,7 @@ def test_every_root_output_is_cached_and_pushed() -> None:
     tracked = subprocess.run(
         ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
-    for apart in REPO_ROOT.glob("pipeline/*/dvc.yaml"):
+    for apart in REPO_ROOT.glob("dvc-stages/*/dvc.yaml"):
         for body in yaml.safe_load(apart.read_text(encoding="utf-8"))["stages"].values():
             for out in _outs(body.get("do", body)):
                 if isinstance(out, dict) and next(iter(out.values())).get("cache") is False:

@@ -130,7 +130,7 @@ def test_both_targets_exist_and_run_as_non_root_with_the_cli() -> None:
 
 def test_the_workspace_holds_every_pipeline_file() -> None:
     """The image's default `dvc repro` needs the root dvc.yaml and the stages kept apart
-    (pipeline/<stage>/dvc.yaml, a frozen stage's dvc.lock) and the trained models/: copied and
+    (dvc-stages/<stage>/dvc.yaml, a frozen stage's dvc.lock) and the trained models/: copied and
     not docker-ignored."""
     runtime = stages(dockerfile_instructions(DOCKERFILE.read_text(encoding="utf-8")))["runtime"]
     copied = " ".join(rest for word, rest in runtime if word == "COPY")
@@ -140,13 +140,13 @@ def test_the_workspace_holds_every_pipeline_file() -> None:
         "params.yaml",
         ".dvcignore",
         ".dvc/config",
-        "pipeline",
+        "dvc-stages",
         "src",
         "models",
     ):
         assert path in copied.split(), path
         assert f"!{path}" in ignore, path
-    assert sorted(REPO_ROOT.glob("pipeline/*/dvc.yaml"))  # there is something to copy
+    assert sorted(REPO_ROOT.glob("dvc-stages/*/dvc.yaml"))  # there is something to copy
 
 
 def test_entrypoint_dispatches_to_the_cli() -> None:

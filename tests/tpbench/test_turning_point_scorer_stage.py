@@ -1,5 +1,5 @@
 """The ``turning_point_scorer`` stage: turning_point's mention scorer is fitted on SGD train by a
-frozen DVC stage kept apart (``pipeline/turning_point_scorer/``), whose committed ``dvc.lock``
+frozen DVC stage kept apart (``dvc-stages/turning_point_scorer/``), whose committed ``dvc.lock``
 records the hash of ``models/turning_point/scorer.json`` (outside ``src/``, shipped as data); the
 default offline ``dvc repro`` neither runs nor fails on it when ../shared is absent (real DVC in
 a git clone of the repository)."""
@@ -29,7 +29,7 @@ from compressbench.stages import declaration, declarations
 from compressbench.tpbench.stages.turning_point_scorer import SCORER
 from support.paths import REPO_ROOT
 
-APART = "pipeline/turning_point_scorer/dvc.yaml"
+APART = "dvc-stages/turning_point_scorer/dvc.yaml"
 DVC_NAME = f"{APART}:turning_point_scorer"
 
 
@@ -168,7 +168,7 @@ def test_default_dvc_repro_without_sgd_train_skips_the_frozen_stage(
     repro = _dvc(root, "repro", "corpora@builtin")
     assert repro.returncode == 0, repro.stderr
     assert "Running stage 'corpora@builtin'" in repro.stdout
-    assert "Running stage 'pipeline/turning_point_scorer" not in repro.stdout
+    assert "Running stage 'dvc-stages/turning_point_scorer" not in repro.stdout
     status = _dvc(root, "status", "--json")
     assert status.returncode == 0 and DVC_NAME not in json.loads(status.stdout)
     scorer = root / SCORER

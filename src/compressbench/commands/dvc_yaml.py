@@ -1,8 +1,8 @@
-"""``compressbench dvc-yaml``: write ``dvc.yaml`` (and ``pipeline/<stage>/dvc.yaml`` of a stage
+"""``compressbench dvc-yaml``: write ``dvc.yaml`` (and ``dvc-stages/<stage>/dvc.yaml`` of a stage
 kept apart) from the stage declarations.
 
 ``--check`` writes nothing and exits 1 when a file differs from what the declarations give, or
-a ``pipeline/<stage>/dvc.yaml`` is left that they no longer give (CI and
+a ``dvc-stages/<stage>/dvc.yaml`` is left that they no longer give (CI and
 ``tests/pipeline/test_stage_graph.py`` run it). Either way it first checks every declaration:
 declared code exists and covers every module the stage imports.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from compressbench.jsonl import atomic_writer
-from compressbench.pipeline.dvc_yaml import problems, render
+from compressbench.pipeline.dvc_yaml import APART_ROOT, problems, render
 from compressbench.stages import declarations
 
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     files = {Path(args.root) / rel: text for rel, text in render(decls).items()}
     # a stage that moved back into the root dvc.yaml leaves its folder behind (DVC would then
     # see two stages writing one output)
-    leftover = sorted(set(Path(args.root).glob("pipeline/*/dvc.yaml")) - set(files))
+    leftover = sorted(set(Path(args.root).glob(f"{APART_ROOT}/*/dvc.yaml")) - set(files))
     for path in leftover:
         print(
             f"compressbench dvc-yaml: {path} is no longer generated; delete its folder",

@@ -4,7 +4,7 @@ Every stage's deps are its declared data files plus its declared code (``src/com
 -- in the root ``dvc.yaml`` through the code fingerprints of :mod:`.code_hash` --, its params are
 its declared top-level keys; a stage over one loop key becomes a ``foreach``
 stage, over several a ``matrix`` stage. An ``always_changed`` stage (it reads a source outside the
-repository every run) gets a ``dvc.yaml`` of its own under ``pipeline/<stage>/`` (``wdir`` the
+repository every run) gets a ``dvc.yaml`` of its own under ``dvc-stages/<stage>/`` (``wdir`` the
 root): DVC rewrites the lock file of a stage that ran, so keeping that lock apart from the big
 ``dvc.lock`` keeps a warm ``dvc repro`` from rewriting the big lock. A ``frozen`` stage (it
 reads data the default offline pipeline lacks, e.g. SGD train) is kept apart too, with its
@@ -133,9 +133,13 @@ BASE_DOC = (
 CODE_DOC = "The SHA-256 of the code stage {stage} declares besides the base code."
 
 
+APART_ROOT = "dvc-stages"  # the folder of the stages kept apart, one dvc.yaml per stage
+
+
 def apart_file(decl: StageDecl) -> str:
     """Where a declared stage's ``dvc.yaml`` lives (relative to the repository root)."""
-    return f"pipeline/{decl.name}/dvc.yaml" if decl.always_changed or decl.frozen else MAIN_FILE
+    kept_apart = decl.always_changed or decl.frozen
+    return f"{APART_ROOT}/{decl.name}/dvc.yaml" if kept_apart else MAIN_FILE
 
 
 def _block(name: str, doc: str, entry: dict[str, Any]) -> str:
@@ -170,7 +174,7 @@ def copy_dvc_files(src_root: Path, dst_root: Path) -> None:
     """Copy a project's generated ``dvc.yaml`` files (the root one and those kept apart) and
     the committed ``dvc.lock`` of frozen stages (without it DVC would hash a frozen stage's deps,
     which may be absent)."""
-    for path in [src_root / MAIN_FILE, *sorted(src_root.glob("pipeline/*/dvc.yaml"))]:
+    for path in [src_root / MAIN_FILE, *sorted(src_root.glob(f"{APART_ROOT}/*/dvc.yaml"))]:
         lock = path.with_name("dvc.lock")
         stages = yaml.safe_load(path.read_text(encoding="utf-8")).get("stages") or {}
         frozen = any(isinstance(body, dict) and body.get("frozen") for body in stages.values())
