@@ -3,8 +3,7 @@ parameter and its allowed values), exit code 2, no traceback, no output file.
 
 Every case runs ``compressbench`` in a fresh directory holding the files the case writes (a
 ``params.yaml`` derived from the shipped one, a corpus, released rows, stage inputs) and fails
-before any model loads. Cases run as subprocesses, except those that need a reader registered
-in the test's own process (they run through ``compressbench.cli.main``).
+before any model loads. Cases run as subprocesses.
 """
 
 from __future__ import annotations
@@ -22,14 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
-from compressbench import cli
-from compressbench.readers.base import Generation, Reader
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from support.paths import REPO_ROOT
 
 SHIPPED_PARAMS = yaml.safe_load((REPO_ROOT / "params.yaml").read_text(encoding="utf-8"))
-TEST_READER = "bad_input_test_reader"
 CORPUS_FILE = "corpus/test/dialogues_001.json"
 CELL = paths.CellFiles("builtin", "recency", 0.3)
 
@@ -117,7 +112,6 @@ class Case:
     argv: str
     expect: tuple[str, ...]
     setup: Setup = field(default=lambda d: None)
-    in_process: bool = False  # needs the test reader registered in this process
 
 
 def bad_params(id: str, key: str, value: Any, *expect: str) -> Case:
@@ -162,7 +156,11 @@ CASES = [
         ("--probes", "'p9'", "P1, P2, P3"),
     ),
     bad_params(
-        "unknown-backend", "reader.backend", "tgi", "'tgi'", "one of hf, llamacpp, openai, vllm"
+        "unknown-backend",
+        "reader.backend",
+        "tgi",
+        "'tgi'",
+        "one of hf, llamacpp, mock, openai, vllm",
     ),
     Case(
         "dataset-not-in-params",
@@ -334,70 +332,37 @@ CASES = [
         f"stage answers {CELL_ARGS}",
         ("answers.sqlite", "unreadable answer cache"),
         both(
-            params(lambda r: r["reader"].update(backend=TEST_READER)),
+            # the mock that raises if asked: the case must fail before any generation
+            params(lambda r: r["reader"].update(backend="mock", options={"mode": "unreachable"})),
             text_file(str(CELL.contexts), json.dumps(CONTEXT_ROW) + "\n"),
             text_file("answers.sqlite", b"this is not an sqlite database\n" * 64),
         ),
-        in_process=True,
     ),
 ]
-
-
-class NeverCalledReader(Reader):
-    """A reader registered in this process: cases using it fail before any generation."""
-
-    name, model_id, revision = TEST_READER, "none", "1"
-
-    def __init__(self, **_: Any) -> None:
-        pass
-
-    def decoding(self) -> dict[str, Any]:
-        return {}
-
-    def generate(self, requests: Any) -> list[Generation]:
-        raise AssertionError("bad input must be refused before any generation")
 
 
 def files_under(root: Path) -> set[Path]:
     return {p.relative_to(root) for p in root.rglob("*") if p.is_file()}
 
 
-def run_cli(case: Case, cwd: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    if not case.in_process:
-        env = {**os.environ, "COMPRESSBENCH_ANSWER_CACHE": str(cwd / "answers.sqlite")}
-        proc = subprocess.run(
-            [sys.executable, "-m", "compressbench.cli", *case.argv.split()],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        return proc.returncode, proc.stderr
-    capsys.readouterr()
-    register_reader(TEST_READER, NeverCalledReader)
-    try:
-        code = cli.main(case.argv.split())
-    except SystemExit as exc:  # argparse
-        code = int(exc.code or 0)
-    finally:
-        unregister_reader(TEST_READER)
-    return code, capsys.readouterr().err
+def run_cli(case: Case, cwd: Path) -> tuple[int, str]:
+    env = {**os.environ, "COMPRESSBENCH_ANSWER_CACHE": str(cwd / "answers.sqlite")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "compressbench.cli", *case.argv.split()],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return proc.returncode, proc.stderr
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input_is_one_line_exit_2_no_output(
-    case: Case,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_bad_input_is_one_line_exit_2_no_output(case: Case, tmp_path: Path) -> None:
     case.setup(tmp_path)
     before = files_under(tmp_path)
-    if case.in_process:
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
-    code, stderr = run_cli(case, tmp_path, capsys)
+    code, stderr = run_cli(case, tmp_path)
     lines = stderr.strip("\n").split("\n")
     assert code == 2, stderr
     assert "Traceback" not in stderr

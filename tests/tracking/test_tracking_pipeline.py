@@ -1,16 +1,16 @@
 """What the pipeline logs for a cell: the answers table, the probe set as a dataset input, the
 real compute times and the KV summary; run through the real stages on the built-in corpus with
-a deterministic in-process reader and read back from a real MLflow sqlite store."""
+the ``mock`` reader (a fixed answer per probe type), read back from a real MLflow sqlite
+store."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,6 @@ from compressbench.config import parse_params
 from compressbench.errors import InputError
 from compressbench.jsonl import read_jsonl, sha256_file, write_jsonl
 from compressbench.pipeline.run_log import read_observations
-from compressbench.readers.base import ChatRequest, Generation, Reader
-from compressbench.readers.registry import register_reader, unregister_reader
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answer_records import kv_summary
 from compressbench.tpbench.stages.answer_table import (
@@ -51,37 +49,16 @@ ANSWERS: dict[str, dict[str, Any]] = {
 }
 
 
-class FixedAnswerReader(Reader):
-    """One fixed JSON answer per probe type; no model."""
-
-    name = "fixed_answers"
-    revision = "1"
-
-    def __init__(self, model: str) -> None:
-        self.model_id = model
-
-    def decoding(self) -> dict[str, Any]:
-        return {"rule": "fixed"}
-
-    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
-        out = []
-        for r in requests:
-            text = json.dumps(ANSWERS[r.id.split("|")[0]])
-            out.append(Generation(id=r.id, raw=text, json_text=text, error=None))
-        return out
-
-
-@pytest.fixture()
-def reader_name() -> Iterator[str]:
-    register_reader(FixedAnswerReader.name, FixedAnswerReader)
-    yield FixedAnswerReader.name
-    unregister_reader(FixedAnswerReader.name)
+def _fixed_mock() -> dict[str, Any]:
+    """The ``mock`` reader, model ``fixed``: the answer of each probe type (request ids start
+    with it)."""
+    answers = {f"{kind}|": json.dumps(answer) for kind, answer in ANSWERS.items()}
+    return {"backend": "mock", "model": "fixed", "options": {"answers": answers}}
 
 
 def _run_pipeline(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    reader: str,
     before_metrics: Callable[[paths.CellFiles], None] | None = None,
 ) -> str:
     """corpora -> probes -> contexts -> answers -> scores -> metrics (MLflow) in ``tmp_path``;
@@ -91,12 +68,13 @@ def _run_pipeline(
     monkeypatch.setenv("COMPRESSBENCH_ANSWER_CACHE", str(tmp_path / "answers.sqlite"))
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     raw = pipeline_params(
-        seeds=[7], n_per_cell=5, methods=[METHOD], tracking={"uri": uri, "experiment": EXPERIMENT}
+        seeds=[7],
+        n_per_cell=5,
+        methods=[METHOD],
+        reader=_fixed_mock(),
+        tracking={"uri": uri, "experiment": EXPERIMENT},
     )
     params = parse_params(raw, "params.yaml")
-    params = dataclasses.replace(
-        params, reader=dataclasses.replace(params.reader, backend=reader, model="fixed")
-    )
     stages.stage_corpora(params, "builtin")
     stages.stage_probes(params, "builtin", RATIO)
     for stage in (stages.stage_contexts, stages.stage_answers, stages.stage_scores):
@@ -108,9 +86,9 @@ def _run_pipeline(
 
 
 def test_cell_runs_show_answers_dataset_and_compute_times(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    uri = _run_pipeline(tmp_path, monkeypatch, reader_name)
+    uri = _run_pipeline(tmp_path, monkeypatch)
     cell = paths.CellFiles("builtin", METHOD, RATIO)
     scores = list(read_jsonl(cell.scores))
     contexts = {(r["probe_type"], r["probe_id"]): r for r in read_jsonl(cell.contexts)}
@@ -180,9 +158,9 @@ def _as_kv_cell(cell: paths.CellFiles) -> None:
 
 
 def test_kv_cell_logs_its_summary_and_measured_modes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    uri = _run_pipeline(tmp_path, monkeypatch, reader_name, before_metrics=_as_kv_cell)
+    uri = _run_pipeline(tmp_path, monkeypatch, before_metrics=_as_kv_cell)
     cell = paths.CellFiles("builtin", METHOD, RATIO)
     n = {t: sum(r["probe_type"] == t for r in read_jsonl(cell.scores)) for t in ANSWERS}
     runs = read_cells(uri, EXPERIMENT)
@@ -206,7 +184,8 @@ def test_answer_table_rows_and_kv_columns() -> None:
         "probe_type": "P2",
         "seed": 0,
         "probe_id": "sgd:d1:0",
-        "prompt_user": "Context:\nabc\n\nQuestion: What is the current value of city?",
+        # the prompt is built around the context it used, as the contexts stage writes it
+        "prompt_user": f"Context:\n{text}\n\nQuestion: What is the current value of city?",
         "compressed_text_used": text,
         "kept_turn_ids": [3, 4],
     }
@@ -266,14 +245,14 @@ def test_kv_summary_flattens_to_metrics_and_params() -> None:
 
 @pytest.mark.slow
 def test_mlflow_ui_shows_runs_and_a_cells_answers_table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader_name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """scripts/check_mlflow_ui.py on a store the pipeline logged, ending as a complete run does
     (the report stage's pipeline run, without cells, is the newest): server + Playwright on the
     system Chromium (a minute or two)."""
     if not (Path("/usr/bin/chromium").is_file() or shutil.which("chromium")):
         pytest.skip("Chromium is not installed (apt-get install -y chromium)")
-    uri = _run_pipeline(tmp_path, monkeypatch, reader_name)
+    uri = _run_pipeline(tmp_path, monkeypatch)
     with start_pipeline_run("tpbench report", tracking_uri=uri, experiment=EXPERIMENT):
         pass  # what stage_report logs when it has no cells to log
     (cell,) = [c for c in read_cells(uri, EXPERIMENT) if c.params["probe"] == "P2"]
