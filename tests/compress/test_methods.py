@@ -27,6 +27,7 @@ from compressbench.compress.render import render
 from compressbench.config import parse_params
 from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
+from compressbench.readers.base import ChatRequest
 from support.hotel_dialogue import HOTEL_TEXTS
 from support.params import pipeline_params
 
@@ -65,7 +66,7 @@ def _cases() -> Iterator[Any]:
         yield pytest.param(name, id=name, marks=marks)
 
 
-def no_prompt(text: str) -> tuple[str, str]:
+def no_prompt(text: str) -> ChatRequest:
     raise AssertionError("a text method never builds a prompt")
 
 
@@ -288,26 +289,23 @@ def reader() -> Any:
     return LazyReader(lambda: get_reader("hf", attn_implementation="sdpa"))
 
 
-def p2_prompt(context: str) -> tuple[str, str]:
+def p2_prompt(context: str) -> ChatRequest:
     from compressbench.tpbench.prompts import build_prompt
 
-    prompt = build_prompt("P2", context, "number of nights")
-    return prompt.system, prompt.user
+    return build_prompt("P2", context, "number of nights").request("t:0", 4)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*PRESETS, "KnormPress"])
 def test_reader_methods_measure_retention_and_plug_into_the_reader(name: str, reader: Any) -> None:
-    from compressbench.readers.base import ChatRequest
-
     method = get_method(name)
     source = Source(TURNS, key=KEY)
     small = method.retained_text(source, 0.1, p2_prompt, reader)
     large = method.retained_text(source, 0.7, p2_prompt, reader)
     assert 0 < len(small) < len(large)
     hook = method.reader_hook(0.3, max_input_tokens=reader.max_input_tokens)
-    system, user = p2_prompt(method.compress(source, 0.3).text)
-    gens = reader.reader.with_press(hook, hook.spec).generate([ChatRequest("t:0", system, user, 4)])
+    request = p2_prompt(method.compress(source, 0.3).text)
+    gens = reader.reader.with_press(hook, hook.spec).generate([request])
     assert len(gens) == 1 and len(hook.records) == 1
     record = hook.records[0].to_dict()
     assert record["mode_requested"] == method.mode  # type: ignore[attr-defined]

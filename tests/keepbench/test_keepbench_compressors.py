@@ -32,6 +32,7 @@ from compressbench.keepbench.compressors.llm_prompt import SAMPLE_FILE
 from compressbench.keepbench.compressors.recomp_abstractive import RecompAbstractive
 from compressbench.keepbench.prompts.templates import PACKAGE_DIR
 from compressbench.keepbench.sentences import count_sentences
+from compressbench.readers.base import ChatRequest
 
 KEEP_NAMES = ["brief_pro", "exit", "llm", "recomp_abstractive", "recomp_extractive"]
 SCALES = (0.5, 1.0, 2.0)
@@ -100,7 +101,8 @@ def test_recency_keeps_the_last_k_sentences_of_a_keep_case(cases, scale) -> None
         assert (comp.budget, comp.n_units, comp.budget_unit) == (k, n, "keep_sentences")
         assert comp.record["family"] == "turn_selector_on_sentences"
         assert json.loads(json.dumps(comp.record)) == comp.record
-        assert method.retained_text(source, scale, lambda t: ("", t), None) == comp.text
+        prompt = lambda t: ChatRequest("r", "", t)  # noqa: E731
+        assert method.retained_text(source, scale, prompt, None) == comp.text
         cost = method.cost(comp, case.context, None)
         assert cost.kept_turns == len(expected) and cost.n_turns == n
 

@@ -12,6 +12,7 @@ from compressbench.compress.method import Source
 from compressbench.compress.registry import get_method
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import USER, Dialogue, Turn
+from compressbench.readers.base import ChatRequest
 from compressbench.tpbench.retention import retention_rows, slot_type, survives
 from compressbench.tpbench.transitions import dialogue_transitions
 
@@ -46,7 +47,8 @@ def test_survives_uses_normalisation_and_phrase_boundaries() -> None:
 def test_kept_text_has_no_markers() -> None:
     turns = (Turn(0, USER, "I need a user manual"), Turn(1, "SYSTEM", "Sure."))
     method = get_method("full_context")
-    kept = method.retained_text(Source(turns, key="x"), 1.0, lambda text: ("", text), None)
+    source = Source(turns, key="x")
+    kept = method.retained_text(source, 1.0, lambda text: ChatRequest("x", "", text), None)
     assert kept == "I need a user manual\nSure."
     assert method.compress(Source(turns, key="x"), 1.0).text.startswith("[T0] USER: ")
 

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from compressbench.compress.costs import ContextCost
 from compressbench.compress.render import PUBLISHED
+from compressbench.readers.base import ChatRequest
 
 TURN_BUDGET_UNIT = "dialogue_turns"
 # The method that keeps every unit, each benchmark's uncompressed reference (registered by
@@ -89,13 +90,14 @@ class ReaderHook(Protocol):
     #: (:class:`~compressbench.compress.kv.shared.SharedPrefill`); None: each press runs alone.
     shared_prefill: Any
 
-    def prompt(self, system: str, user: str) -> tuple[str, list[int]]:
-        """``(templated text, token ids)`` of a system + user prompt."""
+    def prompt(self, request: ChatRequest) -> tuple[str, list[int]]:
+        """``(templated text, token ids)`` of ``request``'s system and user turns."""
         ...
 
 
-# Turns a context text into the (system, user) prompt the reader would get for it.
-PromptFn = Callable[[str], tuple[str, str]]
+# Turns a context text into the request the reader would get for it (context and question
+# apart, so a press finds where the question starts without searching the prompt).
+PromptFn = Callable[[str], ChatRequest]
 
 
 class Method(Protocol):

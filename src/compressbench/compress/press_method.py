@@ -29,6 +29,7 @@ from compressbench.compress.method import (
 )
 from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.selectors.positional import FullContext
+from compressbench.readers.base import question_offset
 
 
 @dataclass(frozen=True)
@@ -74,13 +75,21 @@ class PressMethod:
 
         if reader is None:
             raise ValueError(f"{self.name}: a KV press needs the reader's model for retention")
-        system, user = prompt(self.compress(source, ratio).text)
-        text, ids = reader.prompt(system, user)
+        request = prompt(self.compress(source, ratio).text)
+        text, ids = reader.prompt(request)
+        at = question_offset(text, request)  # where the request's question starts in the text
         shared = reader.shared_prefill
         key, job = self.press_job(ratio)
         if shared is not None and job is not None:  # one forward for every press and ratio
             found = shared.get(
-                reader.model, reader.tokenizer, text, ids, key, job, reader.max_input_tokens
+                reader.model,
+                reader.tokenizer,
+                text,
+                ids,
+                key,
+                job,
+                reader.max_input_tokens,
+                question_at=at,
             )
             kept, reason = found.get("kept_token_text"), found.get("kept_tokens_unavailable_reason")
         else:
@@ -93,6 +102,7 @@ class PressMethod:
                 self.mode,
                 max_input_tokens=reader.max_input_tokens,
                 prompt_ids=ids,
+                question_at=at,
             )
             kept, reason = record.kept_token_text, record.kept_tokens_unavailable_reason
         if kept is None:

@@ -28,6 +28,7 @@ from compressbench.compress.method import TURN_BUDGET_UNIT, Method, ReaderHook, 
 from compressbench.compress.registry import get_method
 from compressbench.compress.token_budget import with_budget_unit
 from compressbench.corpora.model import Dialogue
+from compressbench.readers.base import ChatRequest
 from compressbench.text.normalize import dataset_key, humanize_slot, normalize_value, phrase_occurs
 from compressbench.tpbench.candidates import probe_id_for
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
@@ -56,9 +57,10 @@ def method_kept_text(method: Method, reader: ReaderHook | None = None) -> KeptTe
     def kept(dialogue: Dialogue, t: Transition, ratio: float) -> str:
         pid = probe_id_for(dialogue.dataset, dialogue.dialogue_id, t.event_index)
 
-        def p2_prompt(context: str) -> tuple[str, str]:
+        def p2_prompt(context: str) -> ChatRequest:
             prompt = build_prompt("P2", context, humanize_slot(t.slot))
-            return prompt.system, prompt.user
+            # prefilled only, no answer generated: the output budget is the default, unused
+            return ChatRequest(pid, prompt.system, prompt.context, question=prompt.question)
 
         return method.retained_text(Source(dialogue.turns, key=pid), ratio, p2_prompt, reader)
 

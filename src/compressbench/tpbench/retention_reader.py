@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from compressbench.compress.kv.shared import SharedPrefill
+from compressbench.readers.base import ChatRequest
 from compressbench.readers.chat import encode, render_chat
 
 
@@ -44,6 +45,6 @@ class LazyReader:
     def max_input_tokens(self) -> int:
         return int(self.reader.max_input_tokens)
 
-    def prompt(self, system: str, user: str) -> tuple[str, list[int]]:
-        text = render_chat(self.tokenizer, system, user)
+    def prompt(self, request: ChatRequest) -> tuple[str, list[int]]:
+        text = render_chat(self.tokenizer, request.system, request.user)
         return text, encode(self.tokenizer, text, self.max_input_tokens)

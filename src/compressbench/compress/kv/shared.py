@@ -194,12 +194,15 @@ def kept_positions_many(
     prompt_ids: Sequence[int] | None = None,
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     share_prefix: bool = False,
+    question_at: int | None = None,
 ) -> tuple[dict[Hashable, dict[str, Any]], int]:
     """For every job: ``mode``, ``fallback_reason``, ``context_tokens``,
     ``kept_entries_per_layer`` and the kept positions and text (the fields of
     :class:`~.record.KVRecord`), all from one forward per distinct prefilled sequence
     (``share_prefix``: per sequence that is not a prefix of another; see the module notes).
-    Returns them and the number of forwards."""
+    ``question_at``: where the question starts in ``prompt_text`` (None: at the job's question
+    marker, for a prompt whose request carries no question). Returns them and the number of
+    forwards."""
     contexts = {
         key: press_context(
             tokenizer,
@@ -209,6 +212,7 @@ def kept_positions_many(
             job.question_marker,
             max_input_tokens,
             prompt_ids,
+            question_at,
         )
         for key, job in jobs.items()
     }
@@ -270,10 +274,12 @@ class SharedPrefill:
         key: Hashable,
         job: PressJob,
         max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+        *,
+        question_at: int | None = None,
     ) -> dict[str, Any]:
         """The job's fields for this prompt (see :func:`kept_positions_many`)."""
         self.register(key, job)
-        at = (prompt_text, tuple(prompt_ids), max_input_tokens)
+        at = (prompt_text, tuple(prompt_ids), max_input_tokens, question_at)
         done = self.results.get(at, {})
         if key not in done:
             todo = {k: j for k, j in self.jobs.items() if k not in done}
@@ -285,6 +291,7 @@ class SharedPrefill:
                 prompt_ids=prompt_ids,
                 max_input_tokens=max_input_tokens,
                 share_prefix=self.share_prefix,
+                question_at=question_at,
             )
             self.forwards += forwards
             done = {**done, **new}
