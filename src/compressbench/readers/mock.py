@@ -98,10 +98,13 @@ class MockReader(Reader):
         self.mode = mode
         self.answer = answer
         self.answers = dict(answers or {})
-        if mode == "lookup" and answers_file is None:
-            raise ValueError("mock mode 'lookup' needs answers_file")
         self.answers_file = answers_file
-        self.table, self.table_sha256 = read_table(answers_file) if mode == "lookup" else ({}, "")
+        self.table: dict[tuple[str, str | None], str] = {}
+        self.table_sha256 = ""
+        if mode == "lookup":
+            if answers_file is None:
+                raise ValueError("mock mode 'lookup' needs answers_file")
+            self.table, self.table_sha256 = read_table(answers_file)
         self.fail_on = fail_on
         self.batch_size = batch_size
         self.max_input_tokens = max_input_tokens
