@@ -188,6 +188,7 @@ def test_reader_cell_flops_uses_the_real_readers_config() -> None:
     from compressbench.flops.cells import reader_cell_flops
     from compressbench.readers.base import ChatRequest
     from compressbench.readers.hf import HFReader
+    from compressbench.readers.mock import MockReader
 
     reader = HFReader(batch_size=1, num_threads=1)
     gen = reader.generate(
@@ -201,4 +202,5 @@ def test_reader_cell_flops_uses_the_real_readers_config() -> None:
     expected = DecoderCost(a=2 * 30 * per_layer, b=4 * 9 * 64 * 30, c=2 * 576 * 49152)
     assert (got["a"], got["b"], got["c"]) == (212_336_640, 69_120, 56_623_104)
     assert got["flops_total"] == expected.case(rows[0]["tokens_in"], rows[0]["tokens_out"])
-    assert reader_cell_flops(object(), rows) is None  # an API reader has no local config
+    api = MockReader(mode="echo")  # a reader without a local model config, as an API's
+    assert reader_cell_flops(api, rows) is None

@@ -22,6 +22,7 @@ pytest.importorskip("kvpress")
 
 from compressbench.config import Params, parse_params
 from compressbench.jsonl import read_jsonl
+from compressbench.pipeline.run_log import read_observations
 from compressbench.stages import (
     stage_answers,
     stage_contexts,
@@ -68,8 +69,9 @@ def _run_cell(params: Params, method: str) -> tuple[list[dict[str, Any]], dict[s
     stage_contexts(params, "builtin", method, RATIO)
     cell = paths.CellFiles("builtin", method, RATIO)
     stage_answers(params, "builtin", method, RATIO)
+    # the cell's facts (its .stats.json) and what the run observed (its run log)
     stats = json.loads(cell.answer_stats.read_text(encoding="utf-8"))
-    return list(read_jsonl(cell.answers)), stats
+    return list(read_jsonl(cell.answers)), {**stats, **read_observations(cell.answer_stats)}
 
 
 def _assert_measured_cost(row: dict[str, Any]) -> None:

