@@ -9,8 +9,8 @@ CPU), copies the project into a scratch folder per pass, applies the mode's read
 ``dvc.yaml`` that ``answers`` and ``deletion_answers`` need, in DVC's order, exactly as dvc.yaml
 writes them (``dvc`` itself is not needed). With ``reader.worker: true`` the reader stages of a
 pass run in one worker process; it is stopped after each pass. Per cell, from the cell's own
-``.stats.json`` and run log: mode, batch size, prompts, s/prompt, tokens/s, the answering process and its
-model loads, weight-hashing seconds, peak GPU memory (the worker's
+``.stats.json`` and run log: mode, batch size, prompts, s/prompt, tokens/s, the answering
+process and its model loads, weight-hashing seconds, peak GPU memory (the worker's
 ``torch.cuda.max_memory_allocated``). Then Table 3's grid (``tpbench.paper_grid.table3``: turn
 methods P1/P2/P3 at r = 0.30 over three seeds, the four presses, the deletion experiment) is
 extrapolated per mode from those measured rates at the 1.5B study reader's mean answer lengths,

@@ -147,7 +147,8 @@ def _source_edit(relpath: str, old: str, new: str) -> Callable[[Path], None]:
     return edit
 
 
-# judge: its P1 question; answers and deletion_answers: the structured-answer schema
+# judge: its P1 question; answers and deletion_answers: the structured-answer schema; metrics
+# (its answers table) and viewer: a prompt's question part (split_user)
 PROMPT_READERS = [
     "probes",
     "contexts",
@@ -156,6 +157,8 @@ PROMPT_READERS = [
     "deletions",
     "deletion_answers",
     "judge",
+    "metrics",
+    "viewer",
 ]
 CHANGES = {
     "method_params": (
@@ -180,7 +183,7 @@ CHANGES = {
 # Changes also reproduced (not only listed): the press one regenerates only its own answers.
 REPRO = {"method_params", "tpbench/scoring/parse.py"}
 # Stages a rerun may reach through changed outputs (never probes, transitions or deletions).
-DOWNSTREAM = ("scores", "judge", "deletion_scores", "metrics", "report")
+DOWNSTREAM = ("scores", "judge", "deletion_scores", "viewer", "metrics", "report")
 
 
 @pytest.mark.parametrize("change", list(CHANGES))

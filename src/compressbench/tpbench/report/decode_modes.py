@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from compressbench.errors import InputError
-from compressbench.tpbench.stages import paths
 from compressbench.readers.decode_modes import DEFAULT_DECODE_MODE, mode_of
 from compressbench.tpbench.report.model import CellData, CellKey
+from compressbench.tpbench.stages import paths
 
 MODE_NOTES = {
     DEFAULT_DECODE_MODE: "",
