@@ -83,6 +83,23 @@ def test_mention_units_stay_within_budget_and_verbatim(builtin: list[Dialogue]) 
         assert whole.kept_text == "\n".join(t.text.strip() for t in d.turns)
 
 
+def test_unlabelled_lines_are_the_kept_pieces_alone_within_budget(
+    builtin: list[Dialogue],
+) -> None:
+    count = reader_counter()
+    bare = get_method("turning_point", {"labels": "none"})
+    labelled = get_method("turning_point")
+    more = 0
+    for d in builtin:
+        src = Source(d.turns, key=d.dialogue_id)
+        comp, ref = bare.compress(src, 0.1), labelled.compress(src, 0.1)
+        assert count(comp.text) <= comp.budget and comp.record["params"]["labels"] == "none"
+        assert comp.text == comp.kept_text  # no label: the context is the kept text itself
+        assert not any(LABEL.match(line) for line in comp.text.split("\n"))
+        more += len(comp.kept_text) > len(ref.kept_text)
+    assert more > len(builtin) // 2  # the labels' tokens go to more kept text
+
+
 def _needs(revisions: str, turns: tuple[Turn, ...]) -> dict[str, list[str]]:
     """Each segment with a superseded mention -> the segments it must bring along."""
     method = get_method("turning_point", {"revisions": revisions})
@@ -157,9 +174,85 @@ def test_frame_keeps_the_words_that_frame_a_kept_value(ratio: float) -> None:
         return method.compress(Source(FRAMED, key="k"), ratio).kept_text.split("\n")
 
     assert "to Joseph." in lines("piece")  # the revision's value without its frame
-    for frame in ("lead", "turn"):
+    for frame in ("lead", "turn", "revision"):
         kept = lines(frame)
         assert "to Joseph." not in kept and "No, change the name to Joseph." in kept
+
+
+def test_revision_frame_frames_only_turns_with_a_revision_cue() -> None:
+    method = get_method("turning_point", {"frame": "revision"})
+    assert isinstance(method, TurningPointMethod)
+    _, cands = method.plan(FRAMED)
+    needs = {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
+    assert needs["to Joseph."] == ["No, change the name"]  # "No, change": a revision cue
+    assert "Send it" not in needs["to Andrea."]  # "Send it to Andrea.": no cue, no frame
+
+
+def test_named_variants_are_methods_of_their_own() -> None:
+    from compressbench.compress.registry import known_methods
+
+    assert known_methods("span_selector") == [
+        "turning_point",
+        "turning_point_framed",
+        "turning_point_query",
+    ]
+    framed = get_method("turning_point_framed")
+    assert isinstance(framed, TurningPointMethod)
+    assert (framed.name, framed.frame, framed.query) == ("turning_point_framed", "revision", "none")
+    query = get_method("turning_point_query", {"units": "mention"})  # method_params on top
+    assert isinstance(query, TurningPointMethod)
+    assert (query.query, query.units) == ("question", "mention")
+    src = Source(FRAMED, key="k")
+    assert framed.compress(src, 0.5).record["params"]["frame"] == "revision"
+
+
+TIMED = (
+    Turn(0, USER, "I want to book a table at a restaurant."),
+    Turn(1, SYSTEM, "For how many people, at what time and on which day?"),
+    Turn(2, USER, "For 4 people at 7 pm, on March 3rd."),
+    Turn(3, SYSTEM, "A table for 4 at 7 pm on March 3rd at Rosie Mccann's, correct?"),
+    Turn(4, USER, "Make it 8 pm instead, and for 5 people."),
+    Turn(5, SYSTEM, "A table for 5 at 8 pm on March 3rd at Rosie Mccann's. Booked."),
+)
+
+
+@pytest.mark.parametrize(
+    ("probe_type", "slot", "kind"),
+    [("P2", "time", "time"), ("P2", "number of seats", "number"), ("P3", "date", "date")],
+)
+def test_query_aware_variant_reads_the_slot_kind_of_the_question(
+    probe_type: str, slot: str, kind: str
+) -> None:
+    from compressbench.compress.turning_point.query import OFF, question_kind
+    from compressbench.tpbench.prompts import question
+
+    query = question(probe_type, slot)
+    assert question_kind(query) == kind
+    assert question_kind(question("P2", "restaurant name")) == "name"
+    assert question_kind(question("P1")) is None  # no slot: every mention counts as it is
+    method = get_method("turning_point", {"query": "question"})
+    assert isinstance(method, TurningPointMethod)
+    plain = {t: p for c in method.plan(TIMED)[1] for t, p in c.mentions}
+    focused = {t: p for c in method.plan(TIMED, kind)[1] for t, p in c.mentions}
+    assert plain and plain.keys() == focused.keys()
+    kinds = {"8 pm": "time", "march 3rd": "date", "5": "number"}
+    for text, k in kinds.items():
+        assert focused[text] == pytest.approx(plain[text] * (1.0 if k == kind else OFF))
+
+
+def test_query_aware_variant_keeps_the_asked_value_at_a_tight_budget() -> None:
+    from compressbench.tpbench.prompts import question
+
+    aware = get_method("turning_point", {"query": "question"})
+    default = get_method("turning_point")
+
+    src = Source(TIMED, key="k", query=question("P2", "number of seats"))
+    kept = aware.compress(src, 0.2)
+    assert "for 5" in kept.kept_text and "8 pm" not in kept.kept_text
+    assert kept.record["params"]["query"] == "question"
+    # the default spends the budget on the time, and never reads the query
+    assert "5" not in default.compress(src, 0.2).kept_text
+    assert default.compress(src, 0.2) == default.compress(Source(TIMED, key="k"), 0.2)
 
 
 def test_unknown_variant_values_are_refused() -> None:
@@ -171,6 +264,8 @@ def test_unknown_variant_values_are_refused() -> None:
         get_method("turning_point", {"frame": "sentence"})
     with pytest.raises(ValueError, match="recency"):
         get_method("turning_point", {"recency": 1.5})
+    with pytest.raises(ValueError, match="query"):
+        get_method("turning_point", {"query": "slot"})
 
 
 def _misreading() -> ModuleType:

@@ -22,7 +22,7 @@ from compressbench.compress.kv.record import MODES
 from compressbench.compress.method import Method
 from compressbench.compress.press_method import PressMethod
 from compressbench.compress.selector_method import SelectorMethod
-from compressbench.compress.turning_point import TurningPointMethod
+from compressbench.compress.turning_point import NAMED_VARIANTS, TurningPointMethod
 from compressbench.errors import InputError
 from compressbench.registry import check_parameters, signature_parameters
 
@@ -83,20 +83,21 @@ def _kvpress_entry(name: str) -> MethodEntry | None:
 
 
 def _span_entry(name: str) -> MethodEntry | None:
-    if name != "turning_point":
+    preset = NAMED_VARIANTS.get(name)
+    if preset is None:
         return None
     return MethodEntry(
         name,
         "span_selector",
         signature_parameters(TurningPointMethod, skip=1),
-        lambda params: TurningPointMethod(name, **params),
+        lambda params: TurningPointMethod(name, **{**preset, **params}),
         TurningPointMethod.CHOICES,
     )
 
 
 FAMILIES: list[Family] = [
     Family("turn_selector", lambda: selectors.SELECTORS, _selector_entry),
-    Family("span_selector", lambda: ("turning_point",), _span_entry),
+    Family("span_selector", lambda: NAMED_VARIANTS, _span_entry),
     Family("kv_press", lambda: presses.PRESS_PRESETS, _preset_entry),
     Family(
         "kvpress_class",

@@ -20,7 +20,7 @@ from compressbench.compress.selector_method import SelectorMethod
 from compressbench.compress.selectors.base import TurnSelector
 from compressbench.corpora.model import Turn
 from compressbench.tpbench.probes import ProbeRecord
-from compressbench.tpbench.prompts import build_prompt, task_id
+from compressbench.tpbench.prompts import build_prompt, question, task_id
 
 __all__ = ["PUBLISHED", "RENDER_CHOICES", "ContextRecord", "build_context", "probe_context"]
 
@@ -117,9 +117,14 @@ def probe_compression(
     tokenizer: Any = None,
 ) -> tuple[ContextRecord, Compression]:
     """One probe compressed by ``compressor``: its record and the :class:`Compression`
-    (``tokenizer``: the reader's, for methods whose budget is in reader tokens)."""
+    (``tokenizer``: the reader's, for methods whose budget is in reader tokens; the probe's
+    question is the query a query-aware method reads, every other method ignores it)."""
     source = Source(
-        probe.dialogue_turns(), key=probe.probe_id, render=render_mode, tokenizer=tokenizer
+        probe.dialogue_turns(),
+        key=probe.probe_id,
+        render=render_mode,
+        tokenizer=tokenizer,
+        query=question(probe.probe_type, probe.slot_human),
     )
     comp = compressor.compress(source, probe.ratio)
     return context_record(probe.probe_id, probe.probe_type, method, comp, probe.slot_human), comp

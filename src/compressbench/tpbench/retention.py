@@ -32,7 +32,7 @@ from compressbench.readers.base import ChatRequest
 from compressbench.text.normalize import dataset_key, humanize_slot, normalize_value, phrase_occurs
 from compressbench.tpbench.candidates import probe_id_for
 from compressbench.tpbench.goals import goal_first_sentence, goal_text
-from compressbench.tpbench.prompts import build_prompt
+from compressbench.tpbench.prompts import build_prompt, question
 from compressbench.tpbench.retention_log import RetentionLog, dialogue_identity, method_fingerprint
 from compressbench.tpbench.slot_types import slot_type
 from compressbench.tpbench.transitions import Transition, dialogue_transitions
@@ -62,7 +62,9 @@ def method_kept_text(method: Method, reader: ReaderHook | None = None) -> KeptTe
             # prefilled only, no answer generated: the output budget is the default, unused
             return ChatRequest(pid, prompt.system, prompt.context, question=prompt.question)
 
-        return method.retained_text(Source(dialogue.turns, key=pid), ratio, p2_prompt, reader)
+        # the query a query-aware method reads: the event's P2 question
+        source = Source(dialogue.turns, key=pid, query=question("P2", humanize_slot(t.slot)))
+        return method.retained_text(source, ratio, p2_prompt, reader)
 
     return kept
 

@@ -28,8 +28,9 @@ cue:
 density:
     greedy priority is ``gain / cost**density``. Default 1.0.
 labels:
-    line labels: ``speaker`` (``SPEAKER:``, default) or ``turn`` (``[Tn] SPEAKER:``, which
-    costs about three more tokens a line).
+    line labels: ``speaker`` (``SPEAKER:``, default), ``turn`` (``[Tn] SPEAKER:``, which
+    costs about three more tokens a line) or ``none`` (a labelled variant for tight budgets:
+    the kept pieces alone, one turn a line; the reader no longer sees who said what).
 schema:
     service schema files (SGD / MultiWOZ 2.2 layout, ``.json[.gz]``, comma-separated; e.g. a
     corpus's ``schema.json.gz``): the values their categorical
@@ -46,7 +47,12 @@ recency:
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
-    of its turn.
+    of its turn; ``revision``: the rest of its turn where the turn has a revision cue.
+
+query:
+    ``none`` (default): the question is never read; ``question``: the **query-aware** variant
+    reads ``Source.query`` (the probe's question) and weighs mentions of other kinds than its
+    slot's down (:mod:`.query`): an upper line for the query-agnostic method, never mixed with it.
 
 ``units: mention``, ``revisions: same_speaker`` and ``recency > 0`` are labelled variants for
 tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the defaults are the
@@ -66,6 +72,7 @@ from compressbench.compress.method import Compression, Source
 from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
 from compressbench.compress.render import render_style
 from compressbench.compress.text_method import TextMethod
+from compressbench.compress.turning_point.query import QUERY_MODES, kind_weight, question_kind
 from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
@@ -84,6 +91,7 @@ GAP = " … "
 LABELS: dict[str, Callable[[Segment], str]] = {
     "turn": lambda s: f"[T{s.turn}] {s.speaker}:",
     "speaker": lambda s: f"{s.speaker}:",
+    "none": lambda s: "",  # a labelled variant for tight budgets: the pieces alone
 }
 
 
@@ -108,7 +116,7 @@ def render_segments(
     if style == "plain":
         return " ".join(text for _, text in lines), retained
     label = LABELS[labels]
-    return "\n".join(f"{label(s)} {text}" for s, text in lines), retained
+    return "\n".join(f"{label(s)} {text}".lstrip() for s, text in lines), retained
 
 
 def _adjacent(a: Segment, b: Segment) -> bool:
@@ -125,16 +133,34 @@ def _plan(
     revisions: str,
     recency: float,
     frame: str,
+    wanted: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
     scorer = load_scorer(scorer_path)
     vocab = merged(scorer.vocabulary, load_vocabulary(schema) if schema else None)
     segs = segment_dialogue(turns, units=units, vocab=vocab)
     located = [
-        (loc.seg, loc.mention.kind, loc.mention.text, scorer.p(loc.x))
+        (
+            loc.seg,
+            loc.mention.kind,
+            loc.mention.text,
+            scorer.p(loc.x) * kind_weight(loc.mention.kind, wanted),
+        )
         for loc in located_mentions(segs, len(turns), vocab)
     ]
     return segs, candidates(segs, located, cue, revisions, recency, frame)
+
+
+# Method names of the labelled variants (issue #31), each its own row in a run: the preset
+# settings under the name, ``method_params.<name>`` on top. ``turning_point_framed`` keeps a
+# value stated in a turn with a revision cue together with that whole turn ("No, change the
+# name to Joseph."); ``turning_point_query`` reads the question (an upper line for the
+# query-agnostic method: the paper's methods never read it).
+NAMED_VARIANTS: dict[str, dict[str, Any]] = {
+    "turning_point": {},
+    "turning_point_framed": {"frame": "revision"},
+    "turning_point_query": {"query": "question"},
+}
 
 
 @dataclass(frozen=True)
@@ -152,6 +178,7 @@ class TurningPointMethod(TextMethod):
     revisions: str = "any_speaker"
     recency: float = 0.0
     frame: str = "piece"
+    query: str = "none"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -160,6 +187,7 @@ class TurningPointMethod(TextMethod):
         "labels": tuple(LABELS),
         "revisions": REVISIONS,
         "frame": FRAMES,
+        "query": QUERY_MODES,
     }
 
     def __post_init__(self) -> None:
@@ -169,9 +197,12 @@ class TurningPointMethod(TextMethod):
         if not 0.0 <= self.recency <= 1.0:
             raise ValueError("recency must be in [0, 1]")
 
-    def plan(self, turns: Sequence[Turn]) -> tuple[list[Segment], list[Candidate]]:
+    def plan(
+        self, turns: Sequence[Turn], wanted: str | None = None
+    ) -> tuple[list[Segment], list[Candidate]]:
         """The dialogue's segments and their scored candidates (no budget involved; memoised
-        on the turn texts and speakers, so several ratios of one dialogue plan once)."""
+        on the turn texts and speakers, so several ratios of one dialogue plan once);
+        ``wanted``: the mention kind the question asks for (the query-aware variant only)."""
         key = tuple((t.index, t.speaker, t.text) for t in turns)
         return _plan(
             key,
@@ -182,13 +213,16 @@ class TurningPointMethod(TextMethod):
             self.revisions,
             self.recency,
             self.frame,
+            wanted,
         )
 
     def compress(self, source: Source, ratio: float) -> Compression:
-        # the result depends on the texts, the ratio, the rendering and the tokenizer only (not
-        # on source.key): the events of one dialogue share one compression per ratio
+        # the result depends on the texts, the ratio, the rendering, the tokenizer and (for the
+        # query-aware variant) the question's slot kind only (not on source.key): the events of
+        # one dialogue share one compression per ratio
         key = tuple((t.index, t.speaker, t.text) for t in source.units)
-        return self._compress(key, ratio, source.render, source.tokenizer)
+        wanted = question_kind(source.query) if self.query == "question" else None
+        return self._compress(key, ratio, source.render, source.tokenizer, wanted)
 
     def _variant_params(self) -> dict[str, Any]:
         """The labelled variants' settings that differ from the defaults (none by default, so
@@ -200,18 +234,26 @@ class TurningPointMethod(TextMethod):
             out["recency"] = self.recency
         if self.frame != "piece":
             out["frame"] = self.frame
+        if self.query != "none":
+            out["query"] = self.query
+
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
     def _compress(
-        self, key: tuple[tuple[int, str, str], ...], ratio: float, render: str, tokenizer: Any
+        self,
+        key: tuple[tuple[int, str, str], ...],
+        ratio: float,
+        render: str,
+        tokenizer: Any,
+        wanted: str | None,
     ) -> Compression:
         turns = [Turn(i, speaker, text) for i, speaker, text in key]
         source = Source(turns, key="", render=render, tokenizer=tokenizer)
         count = reader_counter(source.tokenizer or self.tokenizer)
         budget, full = dialogue_token_budget(turns, ratio, count)
         style = render_style("markers", source.render)
-        segs, cands = self.plan(turns)
+        segs, cands = self.plan(turns, wanted)
         seg_tokens = [count(s.text) for s in segs]
         opener = {s.pos: count(LABELS[self.labels](s)) + 1 for s in segs}
 

@@ -31,7 +31,7 @@ from compressbench.compress.turning_point.features import cues
 from compressbench.compress.turning_point.segments import Segment
 
 REVISIONS = ("any_speaker", "same_speaker")
-FRAMES = ("piece", "lead", "turn")
+FRAMES = ("piece", "lead", "turn", "revision")
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,9 @@ def candidates(
     ``recency`` in [0, 1]: a mention's ``p`` is scaled by ``1 - recency + recency * t``, ``t``
     its turn's position (0 first, 1 last): late mentions weigh more (0: unscaled).
     ``frame="turn"``: a segment with a mention needs every other segment of its turn (a kept
-    value comes with the whole turn that frames it); ``"lead"``: the segment just before it in
-    its turn; ``"piece"`` (default): none."""
+    value comes with the whole turn that frames it); ``"revision"``: the same, only in a turn
+    with a revision cue ("No, change the name to Joseph."); ``"lead"``: the segment just before
+    it in its turn; ``"piece"`` (default): none."""
     last = segs[-1].pos if segs else 0
     per_seg: list[list[tuple[str, float]]] = [[] for _ in segs]
     needs: list[set[int]] = [set() for _ in segs]
@@ -76,10 +77,11 @@ def candidates(
             later = [m for m in later if segs[m[0]].speaker == segs[i].speaker]
         if later:  # superseded: bring the most likely later mention of this type along
             needs[i].add(max(later, key=lambda m: (m[3], m[0]))[0])
+    revising = {s.pos for s in segs if cues(s.text)[0]}  # turns with a revision cue
     for i, s in enumerate(segs):
         if not per_seg[i]:
             continue
-        if frame == "turn":
+        if frame == "turn" or (frame == "revision" and s.pos in revising):
             needs[i].update(j for j, t in enumerate(segs) if t.pos == s.pos and j != i)
         elif frame == "lead" and i > 0 and segs[i - 1].pos == s.pos:
             needs[i].add(i - 1)
