@@ -8,7 +8,7 @@ from pathlib import Path
 
 from compressbench.cli import main
 from compressbench.config import load_params
-from compressbench.tpbench.pipeline_spec import RETENTION
+from compressbench.tpbench.pipeline_spec import PROBES, RETENTION
 from support.paths import REPO_ROOT
 
 STUDIES = REPO_ROOT / "configs" / "studies"
@@ -47,3 +47,16 @@ def test_the_first_pass_and_the_structured_variant_keep_it(tmp_path: Path) -> No
         params = load_params(_apply(tmp_path / extra, "sgd_cpu_qwen15.yaml", extra))
         assert RETENTION.of(params).ratios == (0.3,)
         assert RETENTION.of(params).methods == RETENTION_METHODS
+
+
+def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Path) -> None:
+    # issue #31: the variants are method names, so each is its own cell and report row
+    pooled = load_params(_apply(tmp_path / "pooled", "tp31_pooled.yaml"))
+    dev = load_params(_apply(tmp_path / "dev", "tp31_dev.yaml"))
+    variants = ("full_context", "turning_point", "turning_point_framed", "turning_point_query")
+    for params in (pooled, dev):
+        assert params.methods == variants and params.ratios == (0.3,)
+        assert PROBES.of(params) == ("P2",) and params.n_per_cell == 100
+        assert params.reader.model == "qwen2.5-coder-1.5b-instruct"
+    assert pooled.datasets == ("sgd", "multiwoz") and pooled.seeds == (42, 43)
+    assert dev.datasets == ("sgd_dev",) and dev.seeds == (42,)  # tuning: never SGD test
