@@ -253,6 +253,9 @@ def test_query_aware_variant_keeps_the_asked_value_at_a_tight_budget() -> None:
     # the default spends the budget on the time, and never reads the query
     assert "5" not in default.compress(src, 0.2).kept_text
     assert default.compress(src, 0.2) == default.compress(Source(TIMED, key="k"), 0.2)
+    # P1's question names no slot: the query-aware variant keeps exactly the default's text
+    p1 = aware.compress(Source(TIMED, key="k", query=question("P1")), 0.2)
+    assert p1.kept_text == default.compress(src, 0.2).kept_text
 
 
 def test_unknown_variant_values_are_refused() -> None:
