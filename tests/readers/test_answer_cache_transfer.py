@@ -86,6 +86,13 @@ def test_export_without_text_serves_the_same_prompts(tmp_path: Path) -> None:
     other = _run("export", str(out), "--cache", str(tmp_path / "a.sqlite"), "--model", "other")
     assert "0 answers" in other.stdout
 
+    # a cache holding imported rows (their prompts already hashed) exports them unchanged
+    again_out = tmp_path / "again.jsonl.gz"
+    proc = _run("export", str(again_out), "--cache", str(tmp_path / "b.sqlite"))
+    assert proc.returncode == 0 and "3 answers" in proc.stdout, proc.stderr
+    assert _run("export", str(out), "--cache", str(tmp_path / "a.sqlite")).returncode == 0
+    assert _rows(again_out) == _rows(out)
+
 
 def test_export_with_text_is_checked_on_import(tmp_path: Path) -> None:
     _filled_cache(tmp_path / "a.sqlite")

@@ -32,10 +32,12 @@ TEXT_FIELDS = ("system", "user")  # the prompt text in a request (the key payloa
 
 
 def without_text(request: dict[str, Any]) -> dict[str, Any]:
-    """The request with each prompt text replaced by ``<field>_sha256``."""
+    """The request with each prompt text replaced by ``<field>_sha256`` (a row imported without
+    its text already holds the hash, and is kept as it is)."""
     out = {k: v for k, v in request.items() if k not in TEXT_FIELDS}
     for field in TEXT_FIELDS:
-        out[f"{field}_sha256"] = hashlib.sha256(request[field].encode()).hexdigest()
+        if field in request:
+            out[f"{field}_sha256"] = hashlib.sha256(request[field].encode()).hexdigest()
     return out
 
 
