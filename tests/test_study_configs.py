@@ -60,3 +60,10 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         assert params.reader.model == "qwen2.5-coder-1.5b-instruct"
     assert pooled.datasets == ("sgd", "multiwoz") and pooled.seeds == (42, 43)
     assert dev.datasets == ("sgd_dev",) and dev.seeds == (42,)  # tuning: never SGD test
+
+
+def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
+    assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
+    assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
+    assert "turning_point_framed" in params.methods and "turning_point_query" in params.methods
