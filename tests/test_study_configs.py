@@ -67,3 +67,18 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
     assert "turning_point_framed" in params.methods and "turning_point_query" in params.methods
+
+
+def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
+    tmp_path: Path,
+) -> None:
+    params = load_params(
+        _apply(
+            tmp_path,
+            "sgd_cpu_qwen15.yaml",
+            "sgd_cpu_qwen15_structured.yaml",
+            "tp31_p3_structured.yaml",
+        )
+    )
+    assert PROBES.of(params) == ("P3",) and params.reader.structured
+    assert params.methods[:2] == ("full_context", "turning_point") and len(params.methods) == 4
