@@ -122,13 +122,13 @@ def update_turn(probe: Row, context: Row) -> str:
     return "whole" if text == probe["turns"][origin][1].strip() else "cut"
 
 
-def analyse(root: Path, method: str, ratio: float) -> dict[str, Any]:
+def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict[str, Any]:
     """Counts (and the cases) of the method's P2 answers whose context keeps the value."""
-    probes = _load(root / paths.fill(paths.PROBES, dataset="sgd", ratio=ratio))
+    probes = _load(root / paths.fill(paths.PROBES, dataset=dataset, ratio=ratio))
     cell = {
         m: (
-            _load(root / paths.fill(paths.CONTEXTS, dataset="sgd", method=m, ratio=ratio)),
-            _load(root / paths.fill(paths.SCORES, dataset="sgd", method=m, ratio=ratio)),
+            _load(root / paths.fill(paths.CONTEXTS, dataset=dataset, method=m, ratio=ratio)),
+            _load(root / paths.fill(paths.SCORES, dataset=dataset, method=m, ratio=ratio)),
         )
         for m in (method, "full_context")
     }
@@ -137,7 +137,7 @@ def analyse(root: Path, method: str, ratio: float) -> dict[str, Any]:
     cases = []
     for pid, score in sorted(scores.items()):
         text = str(contexts[pid]["compressed_text_used"])
-        if not value_occurs_in_text(score["gold"], text, "sgd"):
+        if not value_occurs_in_text(score["gold"], text, dataset):
             continue
         full = full_scores[pid]
         cases.append(
@@ -208,9 +208,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--root", default=".", help="the project folder holding data/")
     ap.add_argument("--method", default="turning_point")
     ap.add_argument("--ratio", type=float, default=0.3)
+    ap.add_argument("--dataset", default="sgd", help="the run's dataset name (e.g. multiwoz)")
     ap.add_argument("--cases", action="store_true", help="also print every wrong case")
     args = ap.parse_args(argv)
-    result = analyse(Path(args.root), args.method, args.ratio)
+    result = analyse(Path(args.root), args.method, args.ratio, args.dataset)
     print(report(result, args.method))
     if args.cases:
         for c in result["cases"]:

@@ -53,7 +53,14 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
     # issue #31: the variants are method names, so each is its own cell and report row
     pooled = load_params(_apply(tmp_path / "pooled", "tp31_pooled.yaml"))
     dev = load_params(_apply(tmp_path / "dev", "tp31_dev.yaml"))
-    variants = ("full_context", "turning_point", "turning_point_framed", "turning_point_query")
+    variants = (
+        "full_context",
+        "turning_point",
+        "turning_point_framed",
+        "turning_point_query",
+        "turning_point_filled",
+        "turning_point_sentences",
+    )
     for params in (pooled, dev):
         assert params.methods == variants and params.ratios == (0.3,)
         assert PROBES.of(params) == ("P2",) and params.n_per_cell == 100

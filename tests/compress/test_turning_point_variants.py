@@ -193,8 +193,10 @@ def test_named_variants_are_methods_of_their_own() -> None:
 
     assert known_methods("span_selector") == [
         "turning_point",
+        "turning_point_filled",
         "turning_point_framed",
         "turning_point_query",
+        "turning_point_sentences",
     ]
     framed = get_method("turning_point_framed")
     assert isinstance(framed, TurningPointMethod)
@@ -204,6 +206,44 @@ def test_named_variants_are_methods_of_their_own() -> None:
     assert (query.query, query.units) == ("question", "mention")
     src = Source(FRAMED, key="k")
     assert framed.compress(src, 0.5).record["params"]["frame"] == "revision"
+
+
+# a value whose slot only the words before it name: which of the two times is the departure?
+TRAIN = (
+    Turn(0, USER, "I need a train to Ely on Tuesday."),
+    Turn(1, SYSTEM, "Where from, and when would you like to leave?"),
+    Turn(2, USER, "From Cambridge, after 12:30 please."),
+    Turn(
+        3, SYSTEM, "TR3420 will arrive in Ely by 14:07 and it will depart from Cambridge at 13:50."
+    ),
+    Turn(4, USER, "Great, book it."),
+    Turn(5, SYSTEM, "Done. Have a nice day. Anything else I can help you with today?"),
+)
+
+
+@pytest.mark.parametrize("ratio", [0.6, 0.7])
+def test_filled_spends_the_budget_left_on_the_words_before_kept_values(ratio: float) -> None:
+    default, filled = get_method("turning_point"), get_method("turning_point_filled")
+    assert isinstance(filled, TurningPointMethod) and filled.fill == "frames"
+    src = Source(TRAIN, key="k")
+    plain, framed = default.compress(src, ratio), filled.compress(src, ratio)
+    assert "at 13:50." in plain.kept_text and "will depart" not in plain.kept_text
+    assert "TR3420 will arrive in Ely by 14:07 and it will depart from" in framed.kept_text
+    # the same values survive: only the budget the values leave is spent otherwise
+    for value in ("12:30", "13:50", "14:07", "Ely", "Tuesday"):
+        assert (value in plain.kept_text) <= (value in framed.kept_text)
+    count = reader_counter(None)
+    assert count(framed.text) <= framed.record["budget"]
+    assert framed.record["params"]["fill"] == "frames" and "fill" not in plain.record["params"]
+
+
+def test_sentence_variant_keeps_whole_sentences() -> None:
+    method = get_method("turning_point_sentences")
+    assert isinstance(method, TurningPointMethod) and method.units == "sentence"
+    text = method.compress(Source(TRAIN, key="k"), 0.6).kept_text
+    sentences = {s for t in TRAIN for s in re.split(r"(?<=[.?!]) ", t.text)}
+    for line in text.split("\n"):
+        assert all(piece in sentences for piece in line.split(" … "))
 
 
 TIMED = (
@@ -269,6 +309,8 @@ def test_unknown_variant_values_are_refused() -> None:
         get_method("turning_point", {"recency": 1.5})
     with pytest.raises(ValueError, match="query"):
         get_method("turning_point", {"query": "slot"})
+    with pytest.raises(ValueError, match="fill"):
+        get_method("turning_point", {"fill": "everything"})
 
 
 def _misreading() -> ModuleType:

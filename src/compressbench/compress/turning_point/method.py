@@ -44,6 +44,12 @@ recency:
     in [0, 1]; a mention's probability is scaled by ``1 - recency + recency * t``, ``t`` its
     turn's relative position (0 first turn, 1 last). Default 0 (unscaled).
 
+fill:
+    what the budget left after the values goes to: ``latest`` (default: the remaining
+    segments, most valuable and latest first) or ``frames`` (a labelled variant for reading:
+    first the words just before each kept value in its turn, "it will depart peterborough"
+    before "at 19:48", so the reader sees which slot a value fills; :data:`.select.FILLS`).
+
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
@@ -77,6 +83,7 @@ from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
 from compressbench.compress.turning_point.select import (
+    FILLS,
     FRAMES,
     REVISIONS,
     Candidate,
@@ -154,11 +161,15 @@ def _plan(
 # Method names of the labelled variants (issue #31), each its own row in a run: the preset
 # settings under the name, ``method_params.<name>`` on top. ``turning_point_framed`` keeps a
 # value stated in a turn with a revision cue together with that whole turn ("No, change the
-# name to Joseph."); ``turning_point_query`` reads the question (an upper line for the
-# query-agnostic method: the paper's methods never read it).
+# name to Joseph."); ``turning_point_filled`` spends the budget the values leave on the words
+# before each kept value; ``turning_point_sentences`` keeps whole sentences only;
+# ``turning_point_query`` reads the question (an upper line for the query-agnostic method: the
+# paper's methods never read it).
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
+    "turning_point_filled": {"fill": "frames"},
+    "turning_point_sentences": {"units": "sentence"},
     "turning_point_query": {"query": "question"},
 }
 
@@ -179,6 +190,7 @@ class TurningPointMethod(TextMethod):
     recency: float = 0.0
     frame: str = "piece"
     query: str = "none"
+    fill: str = "latest"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -188,6 +200,7 @@ class TurningPointMethod(TextMethod):
         "revisions": REVISIONS,
         "frame": FRAMES,
         "query": QUERY_MODES,
+        "fill": FILLS,
     }
 
     def __post_init__(self) -> None:
@@ -236,7 +249,8 @@ class TurningPointMethod(TextMethod):
             out["frame"] = self.frame
         if self.query != "none":
             out["query"] = self.query
-
+        if self.fill != "latest":
+            out["fill"] = self.fill
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
@@ -269,7 +283,7 @@ class TurningPointMethod(TextMethod):
             same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
-        kept = select(cands, budget, cost, self.density)
+        kept = select(cands, budget, cost, self.density, self.fill)
         text, retained = render_segments([segs[i] for i in kept], style, self.labels)
         drop = drop_order(cands, kept)
         while count(text) > budget and drop:  # exact count: never over budget

@@ -32,6 +32,10 @@ from compressbench.compress.turning_point.segments import Segment
 
 REVISIONS = ("any_speaker", "same_speaker")
 FRAMES = ("piece", "lead", "turn", "revision")
+FILLS = ("latest", "frames")
+"""What the budget left after the values goes to: ``latest`` (default) the remaining segments,
+most valuable and latest first; ``frames`` first the words just before each kept value in its
+turn (breadth-first over the kept values, most valuable first), then as ``latest``."""
 
 
 @dataclass(frozen=True)
@@ -109,10 +113,12 @@ def select(
     budget: int,
     cost: Callable[[int, set[int]], int],
     density: float,
+    fill: str = "latest",
 ) -> list[int]:
     """Indices of the segments to keep (ascending), greedy under ``budget``.
 
-    ``cost(i, chosen)`` is the estimated token cost of adding segment ``i`` to ``chosen``.
+    ``cost(i, chosen)`` is the estimated token cost of adding segment ``i`` to ``chosen``;
+    ``fill``: what the budget left after the values goes to (:data:`FILLS`).
     """
     chosen: set[int] = set()
     covered: set[str] = set()
@@ -162,6 +168,19 @@ def select(
         if best < 0:
             break
         take(groups[best], best_cost)
+    if fill == "frames":  # budget left: each kept value's turn, read backwards from the value
+        heads = sorted((i for i in chosen if cands[i].mentions), key=lambda i: -cands[i].value())
+        while heads:
+            grown = []
+            for i in heads:
+                lead = i - 1
+                if lead < 0 or cands[lead].seg.pos != cands[i].seg.pos or lead in chosen:
+                    continue
+                extra = group_cost(groups[lead])
+                if used + extra <= budget:
+                    take(groups[lead], extra)
+                    grown.append(lead)
+            heads = grown
     # budget left: the remaining segments, most valuable and latest first, while they fit
     for i in sorted(range(len(cands)), key=lambda i: (-cands[i].value(), -i)):
         if i not in chosen:
