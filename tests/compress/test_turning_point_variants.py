@@ -237,6 +237,19 @@ def test_filled_spends_the_budget_left_on_the_words_before_kept_values(ratio: fl
     assert framed.record["params"]["fill"] == "frames" and "fill" not in plain.record["params"]
 
 
+def test_fill_share_holds_back_budget_from_the_values_for_their_frames() -> None:
+    src = Source(TRAIN, key="k")
+    leftover = get_method("turning_point_filled").compress(src, 0.5)
+    shared = get_method("turning_point_filled", {"fill_share": 0.2}).compress(src, 0.5)
+    # the values alone leave no room for a frame; with a fifth of the budget held back, the
+    # departure time comes with the words that say it is the departure
+    assert "in Ely by 14:07 … from Cambridge at 13:50." in leftover.kept_text
+    assert "TR3420 will arrive in Ely by 14:07 and it will depart from" in shared.kept_text
+    assert reader_counter(None)(shared.text) <= shared.record["budget"]
+    assert shared.record["params"]["fill_share"] == 0.2
+    assert "fill_share" not in leftover.record["params"]
+
+
 def test_sentence_variant_keeps_whole_sentences() -> None:
     method = get_method("turning_point_sentences")
     assert isinstance(method, TurningPointMethod) and method.units == "sentence"
@@ -311,6 +324,8 @@ def test_unknown_variant_values_are_refused() -> None:
         get_method("turning_point", {"query": "slot"})
     with pytest.raises(ValueError, match="fill"):
         get_method("turning_point", {"fill": "everything"})
+    with pytest.raises(ValueError, match="fill_share"):
+        get_method("turning_point", {"fill_share": 1.0})
 
 
 def _misreading() -> ModuleType:

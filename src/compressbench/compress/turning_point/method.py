@@ -49,6 +49,9 @@ fill:
     segments, most valuable and latest first) or ``frames`` (a labelled variant for reading:
     first the words just before each kept value in its turn, "it will depart peterborough"
     before "at 19:48", so the reader sees which slot a value fills; :data:`.select.FILLS`).
+fill_share:
+    in [0, 1): the share of the budget the values may not use, left for the fill (default 0:
+    the fill gets what the values leave). Recorded when non-zero.
 
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
@@ -191,6 +194,7 @@ class TurningPointMethod(TextMethod):
     frame: str = "piece"
     query: str = "none"
     fill: str = "latest"
+    fill_share: float = 0.0
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -209,6 +213,8 @@ class TurningPointMethod(TextMethod):
                 raise ValueError(f"{key} must be one of {', '.join(allowed)}")
         if not 0.0 <= self.recency <= 1.0:
             raise ValueError("recency must be in [0, 1]")
+        if not 0.0 <= self.fill_share < 1.0:
+            raise ValueError("fill_share must be in [0, 1)")
 
     def plan(
         self, turns: Sequence[Turn], wanted: str | None = None
@@ -251,6 +257,8 @@ class TurningPointMethod(TextMethod):
             out["query"] = self.query
         if self.fill != "latest":
             out["fill"] = self.fill
+        if self.fill_share:
+            out["fill_share"] = self.fill_share
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
@@ -283,7 +291,8 @@ class TurningPointMethod(TextMethod):
             same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
-        kept = select(cands, budget, cost, self.density, self.fill)
+        reserve = int(budget * self.fill_share)
+        kept = select(cands, budget, cost, self.density, self.fill, reserve)
         text, retained = render_segments([segs[i] for i in kept], style, self.labels)
         drop = drop_order(cands, kept)
         while count(text) > budget and drop:  # exact count: never over budget

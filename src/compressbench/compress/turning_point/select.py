@@ -114,11 +114,13 @@ def select(
     cost: Callable[[int, set[int]], int],
     density: float,
     fill: str = "latest",
+    reserve: int = 0,
 ) -> list[int]:
     """Indices of the segments to keep (ascending), greedy under ``budget``.
 
     ``cost(i, chosen)`` is the estimated token cost of adding segment ``i`` to ``chosen``;
-    ``fill``: what the budget left after the values goes to (:data:`FILLS`).
+    ``fill``: what the budget left after the values goes to (:data:`FILLS`); ``reserve``: tokens
+    the values may not use (the goal excepted), left for the fill.
     """
     chosen: set[int] = set()
     covered: set[str] = set()
@@ -159,7 +161,7 @@ def select(
             if i in chosen:
                 continue
             extra = group_cost(group)
-            if used + extra > budget:
+            if used + extra > budget - reserve:
                 continue
             g = gain(group)
             key = g / max(1, extra) ** density
