@@ -73,7 +73,9 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
-    assert "turning_point_framed" in params.methods and "turning_point_query" in params.methods
+    assert {"turning_point_framed", "turning_point_query", "turning_point_filled"} <= set(
+        params.methods
+    )
 
 
 def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
@@ -88,4 +90,4 @@ def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
         )
     )
     assert PROBES.of(params) == ("P3",) and params.reader.structured
-    assert params.methods[:2] == ("full_context", "turning_point") and len(params.methods) == 4
+    assert params.methods[:2] == ("full_context", "turning_point") and len(params.methods) == 5
