@@ -91,3 +91,17 @@ def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
     )
     assert PROBES.of(params) == ("P3",) and params.reader.structured
     assert params.methods[:2] == ("full_context", "turning_point") and len(params.methods) == 5
+
+
+def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path) -> None:
+    params = load_params(
+        _apply(
+            tmp_path,
+            "sgd_cpu_qwen15.yaml",
+            "sgd_cpu_qwen15_structured.yaml",
+            "tp31_p3_pooled.yaml",
+        )
+    )
+    assert PROBES.of(params) == ("P3",) and params.reader.structured
+    assert set(params.datasets) == {"sgd", "multiwoz"} and params.seeds == (42, 43)
+    assert params.methods == ("full_context", "turning_point", "turning_point_filled")
