@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compressbench.text.normalize import normalize_value, value_occurs_in_text
+from compressbench.text.normalize import dataset_key, normalize_value, value_occurs_in_text
 from compressbench.tpbench.probe_types.p2 import p2_superseded
 from compressbench.tpbench.stages import paths
 
@@ -70,11 +70,11 @@ def _raw(text: str) -> str:
     return " ".join(re.sub(r"[^\w:]+", " ", text.lower()).split())
 
 
-def near(prediction: str, value: str) -> bool:
-    """The two normalised strings contain one another, or their words (normalised or raw)
-    share a token with a digit, or - when neither holds a digit - a word start of 5 letters
-    or more ("luxurious" / "luxury")."""
-    p, v = normalize_value(prediction, "sgd"), normalize_value(value, "sgd")
+def near(prediction: str, value: str, dataset: str = "sgd") -> bool:
+    """The two strings normalised by ``dataset``'s scorer rules contain one another, or their
+    words (normalised or raw) share a token with a digit, or - when neither holds a digit - a
+    word start of 5 letters or more ("luxurious" / "luxury")."""
+    p, v = normalize_value(prediction, dataset), normalize_value(value, dataset)
     if not p or not v:
         return False
     if p in v or v in p:
@@ -90,7 +90,9 @@ def near(prediction: str, value: str) -> bool:
 
 
 def kind(score: Row, context_text: str) -> str:
-    """The kind of one scored P2 answer (see the module docstring)."""
+    """The kind of one scored P2 answer (see the module docstring), compared by the scorer
+    rules of the row's own dataset."""
+    dataset = dataset_key(score["dataset"])
     if score["scores"]["strict"]:
         return "correct"
     if score.get("format_error"):
@@ -99,13 +101,13 @@ def kind(score: Row, context_text: str) -> str:
         return "superseded"
     prediction = score.get("prediction")
     text = prediction if isinstance(prediction, str) else ""
-    if near(text, score["old_value"]) and not near(text, score["gold"]):
+    if near(text, score["old_value"], dataset) and not near(text, score["gold"], dataset):
         return "superseded, other wording"
-    if near(text, score["gold"]):
+    if near(text, score["gold"], dataset):
         return "current value, other wording"
     if score.get("abstain"):
         return "abstained"
-    if text and value_occurs_in_text(text, context_text, "sgd"):
+    if text and value_occurs_in_text(text, context_text, dataset):
         return "another value in the context"
     return "not in the context"
 
@@ -137,7 +139,7 @@ def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict
     cases = []
     for pid, score in sorted(scores.items()):
         text = str(contexts[pid]["compressed_text_used"])
-        if not value_occurs_in_text(score["gold"], text, dataset):
+        if not value_occurs_in_text(score["gold"], text, dataset_key(dataset)):
             continue
         full = full_scores[pid]
         cases.append(
