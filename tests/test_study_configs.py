@@ -105,3 +105,14 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
     assert PROBES.of(params) == ("P3",) and params.reader.structured
     assert set(params.datasets) == {"sgd", "multiwoz"} and params.seeds == (42, 43)
     assert params.methods == ("full_context", "turning_point", "turning_point_filled")
+
+
+def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_schema.yaml"))
+    assert params.methods == ("full_context", "turning_point", "turning_point_schema")
+    assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
+    schema = params.method_params["turning_point_schema"]["schema"].split(",")
+    # each dataset's own corpus folder, as params.yaml's corpora name it
+    sgd, multiwoz = params.corpus("sgd").path, params.corpus("multiwoz").path
+    assert schema == [f"{sgd}/test/schema.json.gz", f"{multiwoz}/schema.json.gz"]
+    assert "turning_point" not in params.method_params  # the default's rows stay the default's

@@ -24,6 +24,7 @@ _TPBENCH: tuple[str, ...] = (
     "transitions",
     "retention",
     "probes",
+    "method_files",
     "contexts",
     "answers",
     "scores",

@@ -4,6 +4,7 @@ reader, a real MLflow sqlite store; reruns, parameter changes and a kill -9."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -121,6 +122,38 @@ def test_new_ratio_runs_only_its_cells(project: Path) -> None:
     assert _ran(out, "answers@builtin-recency-0.5"), out
     assert _ran(out, "answers@builtin-full_context-0.5"), out
     assert not _ran(out, "answers@builtin-recency-0.3"), out
+    assert not _ran(out, "contexts@builtin-recency-0.3"), out
+    _write_params(project)
+
+
+def test_a_file_named_in_method_params_reruns_its_cells_when_it_changes(
+    project: Path, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    services = [{"service_name": "S", "slots": [{"name": "area", "is_categorical": True}]}]
+    services[0]["slots"][0]["possible_values"] = ["north"]
+    schema.write_text(json.dumps(services))
+    params = {"turning_point": {"schema": str(schema)}}
+    _write_params(
+        project, methods=["full_context", "recency", "turning_point"], method_params=params
+    )
+    out = _run(project, "dvc", "repro")
+    assert _ran(out, "contexts@builtin-turning_point-0.3"), out
+    record = json.loads((project / "data/method_files/turning_point.json").read_text())
+    digest = hashlib.sha256(schema.read_bytes()).hexdigest()
+    assert record["files"]["schema"] == [
+        {"path": str(schema), "files": [["schema.json", schema.stat().st_size, digest]]}
+    ]
+    # unchanged file: fingerprinting again reruns nothing after it
+    out = _run(project, "dvc", "repro", "-f", "-s", "method_files@turning_point")
+    out = _run(project, "dvc", "repro")
+    assert not _ran(out, "contexts@builtin-turning_point-0.3"), out
+    # edited in place: its fingerprint changes, and so its method's cells rerun, no other's
+    services[0]["slots"][0]["possible_values"] = ["north", "centre"]
+    schema.write_text(json.dumps(services))
+    _run(project, "dvc", "repro", "-f", "-s", "method_files@turning_point")
+    out = _run(project, "dvc", "repro")
+    assert _ran(out, "contexts@builtin-turning_point-0.3"), out
     assert not _ran(out, "contexts@builtin-recency-0.3"), out
     _write_params(project)
 

@@ -36,6 +36,8 @@ class MethodEntry:
     parameters: tuple[str, ...]
     build: Callable[[dict[str, Any]], Method]
     choices: Mapping[str, tuple[str, ...]] | None = None  # allowed values of some keys
+    # keys whose value names files or folders the method reads (comma-separated lists allowed)
+    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ def _selector_entry(name: str) -> MethodEntry | None:
     def build(params: dict[str, Any]) -> Method:
         return SelectorMethod(name, selectors.get_selector(name, **params), dict(params))
 
-    return MethodEntry(name, "turn_selector", signature_parameters(factory), build)
+    paths = selectors.PATH_PARAMS.get(name, ())  # a selector absent from it reads no file
+    return MethodEntry(name, "turn_selector", signature_parameters(factory), build, paths=paths)
 
 
 def _press_entry(name: str, parameters: tuple[str, ...], default_mode: str) -> MethodEntry:
@@ -92,6 +95,7 @@ def _span_entry(name: str) -> MethodEntry | None:
         signature_parameters(TurningPointMethod, skip=1),
         lambda params: TurningPointMethod(name, **{**preset, **params}),
         TurningPointMethod.CHOICES,
+        TurningPointMethod.PATH_PARAMS,
     )
 
 

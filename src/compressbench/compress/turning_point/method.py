@@ -167,13 +167,16 @@ def _plan(
 # name to Joseph."); ``turning_point_filled`` spends the budget the values leave on the words
 # before each kept value; ``turning_point_sentences`` keeps whole sentences only;
 # ``turning_point_query`` reads the question (an upper line for the query-agnostic method: the
-# paper's methods never read it).
+# paper's methods never read it); ``turning_point_schema`` is the default with the service
+# schema files a config names in ``method_params.turning_point_schema.schema`` (the corpus's
+# own: which file is the run's choice, so the preset sets none, and without one it is the default).
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
     "turning_point_filled": {"fill": "frames"},
     "turning_point_sentences": {"units": "sentence"},
     "turning_point_query": {"query": "question"},
+    "turning_point_schema": {},
 }
 
 
@@ -206,6 +209,8 @@ class TurningPointMethod(TextMethod):
         "query": QUERY_MODES,
         "fill": FILLS,
     }
+    # the parameters that name files it reads (``schema``: a comma-separated list)
+    PATH_PARAMS: ClassVar[tuple[str, ...]] = ("tokenizer", "scorer", "schema")
 
     def __post_init__(self) -> None:
         for key, allowed in self.CHOICES.items():

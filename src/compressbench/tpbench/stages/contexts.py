@@ -54,7 +54,7 @@ def cell_probes(dataset: str, ratio: float) -> list[ProbeRecord]:
         "pipeline/reader_factory.py",
         "tpbench/stages/rows.py",
     ),
-    deps=(paths.CORPUS, paths.PROBES),
+    deps=(paths.CORPUS, paths.PROBES, paths.METHOD_FILES),
     outs=(paths.CONTEXTS,),
 )
 def stage_contexts(params: Params, dataset: str, method: str, ratio: float) -> Path:

@@ -22,6 +22,8 @@ CORPUS_SOURCE = "data/corpora/{dataset}.source.json"
 TRANSITIONS = "data/transitions/{dataset}.json"
 RETENTION = "metrics/retention/{dataset}.json"
 PROBES = "data/probes/{dataset}/{ratio}.jsonl"
+# the fingerprints of the files a method's method_params name (stage method_files)
+METHOD_FILES = "data/method_files/{method}.json"
 CONTEXTS = "data/contexts/{dataset}/{method}/{ratio}.jsonl"
 ANSWERS = "data/answers/{dataset}/{method}/{ratio}.jsonl"
 ANSWER_STATS = "data/answers/{dataset}/{method}/{ratio}.stats.json"
