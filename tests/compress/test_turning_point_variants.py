@@ -156,6 +156,23 @@ def test_recency_weighs_later_mentions_more() -> None:
     )
 
 
+def test_revised_weighs_the_users_own_revisions_more() -> None:
+    def weights(revised: float) -> dict[str, float]:
+        method = get_method("turning_point", {"revised": revised})
+        assert isinstance(method, TurningPointMethod)
+        _, cands = method.plan(RESTATED)
+        return {text: p for c in cands for text, p in c.mentions}
+
+    plain, boosted = weights(0.0), weights(3.0)
+    # the user's second date revises the user's first: scaled by 1 + 3
+    assert boosted["9th of this month"] == pytest.approx(4 * plain["9th of this month"])
+    # the user's first date, and the system's restatement (not the user's revision), unscaled
+    assert boosted["4th of this month"] == pytest.approx(plain["4th of this month"])
+    assert boosted["next monday"] == pytest.approx(plain["next monday"])
+    record = get_method("turning_point", {"revised": 3}).compress(Source(RESTATED, key="k"), 0.3)
+    assert record.record["params"]["revised"] == 3
+
+
 FRAMED = (
     Turn(0, USER, "I need to send a message please."),
     Turn(1, SYSTEM, "Sure, who is it for?"),
@@ -196,8 +213,15 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_filled",
         "turning_point_framed",
         "turning_point_query",
+        "turning_point_schema",
         "turning_point_sentences",
     ]
+    # the schema variant's preset is empty: the schema files are the run's choice
+    schema = get_method("turning_point_schema", {"schema": None})
+    assert isinstance(schema, TurningPointMethod) and schema.schema is None
+    assert schema.compress(Source(FRAMED, key="k"), 0.5).text == (
+        get_method("turning_point").compress(Source(FRAMED, key="k"), 0.5).text
+    )
     framed = get_method("turning_point_framed")
     assert isinstance(framed, TurningPointMethod)
     assert (framed.name, framed.frame, framed.query) == ("turning_point_framed", "revision", "none")
@@ -320,6 +344,8 @@ def test_unknown_variant_values_are_refused() -> None:
         get_method("turning_point", {"frame": "sentence"})
     with pytest.raises(ValueError, match="recency"):
         get_method("turning_point", {"recency": 1.5})
+    with pytest.raises(ValueError, match="revised"):
+        get_method("turning_point", {"revised": -1})
     with pytest.raises(ValueError, match="query"):
         get_method("turning_point", {"query": "slot"})
     with pytest.raises(ValueError, match="fill"):

@@ -63,10 +63,16 @@ query:
     reads ``Source.query`` (the probe's question) and weighs mentions of other kinds than its
     slot's down (:mod:`.query`): an upper line for the query-agnostic method, never mixed with it.
 
-``units: mention``, ``revisions: same_speaker`` and ``recency > 0`` are labelled variants for
-tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the defaults are the
-method as first measured, and a variant's non-default settings are recorded in every
-compression's ``params``.
+revised:
+    >= 0; a user's mention of a kind the user stated before with another text (a revision by
+    the user, the turning point P3 asks about) has its probability scaled by ``1 + revised``.
+    Default 0 (unscaled); 3 in the labelled tight variant of issue #31 (tuned on SGD dev and
+    train at r = 0.1).
+
+``units: mention``, ``revisions: same_speaker``, ``recency > 0`` and ``revised > 0`` are
+labelled variants for tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the
+defaults are the method as first measured, and a variant's non-default settings are recorded in
+every compression's ``params``.
 """
 
 from __future__ import annotations
@@ -143,6 +149,7 @@ def _plan(
     revisions: str,
     recency: float,
     frame: str,
+    revised: float,
     wanted: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
@@ -158,7 +165,7 @@ def _plan(
         )
         for loc in located_mentions(segs, len(turns), vocab)
     ]
-    return segs, candidates(segs, located, cue, revisions, recency, frame)
+    return segs, candidates(segs, located, cue, revisions, recency, frame, revised)
 
 
 # Method names of the labelled variants (issue #31), each its own row in a run: the preset
@@ -194,6 +201,7 @@ class TurningPointMethod(TextMethod):
     schema: str | None = None
     revisions: str = "any_speaker"
     recency: float = 0.0
+    revised: float = 0.0
     frame: str = "piece"
     query: str = "none"
     fill: str = "latest"
@@ -218,6 +226,8 @@ class TurningPointMethod(TextMethod):
                 raise ValueError(f"{key} must be one of {', '.join(allowed)}")
         if not 0.0 <= self.recency <= 1.0:
             raise ValueError("recency must be in [0, 1]")
+        if self.revised < 0.0:
+            raise ValueError("revised must be >= 0")
         if not 0.0 <= self.fill_share < 1.0:
             raise ValueError("fill_share must be in [0, 1)")
 
@@ -237,6 +247,7 @@ class TurningPointMethod(TextMethod):
             self.revisions,
             self.recency,
             self.frame,
+            self.revised,
             wanted,
         )
 
@@ -256,6 +267,8 @@ class TurningPointMethod(TextMethod):
             out["revisions"] = self.revisions
         if self.recency:
             out["recency"] = self.recency
+        if self.revised:
+            out["revised"] = self.revised
         if self.frame != "piece":
             out["frame"] = self.frame
         if self.query != "none":

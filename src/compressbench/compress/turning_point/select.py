@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from compressbench.compress.turning_point.features import cues
 from compressbench.compress.turning_point.segments import Segment
+from compressbench.corpora.model import USER
 
 REVISIONS = ("any_speaker", "same_speaker")
 FRAMES = ("piece", "lead", "turn", "revision")
@@ -58,6 +59,7 @@ def candidates(
     revisions: str = "any_speaker",
     recency: float = 0.0,
     frame: str = "piece",
+    revised: float = 0.0,
 ) -> list[Candidate]:
     """Candidates from ``located`` mentions ``(segment, kind, text, p)`` in dialogue order.
 
@@ -69,13 +71,21 @@ def candidates(
     ``frame="turn"``: a segment with a mention needs every other segment of its turn (a kept
     value comes with the whole turn that frames it); ``"revision"``: the same, only in a turn
     with a revision cue ("No, change the name to Joseph."); ``"lead"``: the segment just before
-    it in its turn; ``"piece"`` (default): none."""
+    it in its turn; ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
+    user stated before with another text (the user's own revision, a turning point) has its
+    ``p`` scaled by ``1 + revised`` (0: unscaled)."""
     last = segs[-1].pos if segs else 0
     per_seg: list[list[tuple[str, float]]] = [[] for _ in segs]
     needs: list[set[int]] = [set() for _ in segs]
+    stated: dict[str, set[str]] = {}  # the texts the user stated so far, by kind
     for n, (i, kind, text, _) in enumerate(located):
         late = segs[i].pos / last if last else 1.0  # 0 at the first turn, 1 at the last
-        per_seg[i].append((text, located[n][3] * (1.0 - recency + recency * late)))
+        scale = 1.0 - recency + recency * late
+        if segs[i].speaker == USER:
+            earlier = stated.setdefault(kind, set())
+            scale *= 1.0 + (revised if earlier - {text} else 0.0)
+            earlier.add(text)
+        per_seg[i].append((text, located[n][3] * scale))
         later = [m for m in located[n + 1 :] if m[1] == kind and m[2] != text and m[0] != i]
         if revisions == "same_speaker":  # a restatement by the other side is no revision
             later = [m for m in later if segs[m[0]].speaker == segs[i].speaker]
