@@ -38,6 +38,7 @@ _TPBENCH: tuple[str, ...] = (
 )
 _KEEPBENCH: tuple[str, ...] = (
     "keep_cases",
+    "keep_method_files",
     "keep_compressed",
     "keep_verdicts",
     "keep_metrics",

@@ -65,3 +65,17 @@ def test_a_comma_separated_list_and_other_parameters(tmp_path: Path) -> None:
     assert list(out) == ["schema"]
     assert [e["files"][0][2] for e in out["schema"]] == [_sha(b"1"), _sha(b"2")]
     assert method_files("recency", {}) == {}
+
+
+def test_keep_compressors_declare_their_files(tmp_path: Path) -> None:
+    entry = method_entry("llm")
+    assert entry is not None and entry.paths == ("model", "prompt_dir", "demonstrations")
+    demos = tmp_path / "demos.jsonl"
+    demos.write_bytes(b"{}\n")
+    out = method_files(
+        "llm", {"model": "qwen2.5-coder-1.5b-instruct", "demonstrations": str(demos)}
+    )
+    assert out == {
+        "model": [{"name": "qwen2.5-coder-1.5b-instruct"}],  # a packaged model's name, no path
+        "demonstrations": [{"path": str(demos), "files": [["demos.jsonl", 3, _sha(b"{}\n")]]}],
+    }

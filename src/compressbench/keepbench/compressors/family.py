@@ -35,7 +35,7 @@ from compressbench.keepbench.compressors.presses import (
     keep_press_names,
     press_parameters,
 )
-from compressbench.keepbench.compressors.registry import COMPRESSORS
+from compressbench.keepbench.compressors.registry import COMPRESSORS, PATH_PARAMS
 from compressbench.keepbench.compressors.selectors import (
     SentenceSelectorMethod,
     selector_parameters,
@@ -55,7 +55,8 @@ def _entry(name: str) -> MethodEntry | None:
         method: Method = COMPRESSORS.build(name, **params)
         return method
 
-    return MethodEntry(name, FAMILY_NAME, COMPRESSORS.parameters(name), build)
+    parameters = COMPRESSORS.parameters(name)
+    return MethodEntry(name, FAMILY_NAME, parameters, build, paths=PATH_PARAMS.get(name, ()))
 
 
 FAMILY = Family(FAMILY_NAME, lambda: COMPRESSORS, _entry, units=UNITS)

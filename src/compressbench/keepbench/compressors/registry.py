@@ -15,3 +15,14 @@ from compressbench.registry import Registry
 
 COMPRESSORS: Registry[Callable[..., Any]] = Registry("KEEP compressor")
 register_compressor = COMPRESSORS.register
+
+# The fields of each compressor that name a file or folder it reads (a checkpoint, prompts,
+# demonstrations; a model id a library resolves is recorded as a name): the keep_method_files
+# stage fingerprints them, so a compressor's cell reruns when their content changes.
+PATH_PARAMS: dict[str, tuple[str, ...]] = {
+    "llm": ("model", "prompt_dir", "demonstrations"),
+    "recomp_extractive": ("checkpoint",),
+    "recomp_abstractive": ("checkpoint",),
+    "brief_pro": ("model",),
+    "exit": ("base", "adapter"),
+}

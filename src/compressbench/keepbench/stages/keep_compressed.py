@@ -108,7 +108,7 @@ def compress_cell(
         "keepbench/stages/keep_paths.py",
         "keepbench/stages/keep_common.py",
     ),
-    deps=(keep_paths.CASES,),
+    deps=(keep_paths.CASES, keep_paths.METHOD_FILES),
     outs=(keep_paths.COMPRESSED_CELL,),
     worker=True,  # asks the reader: runs in the reader worker with reader.worker
 )

@@ -14,6 +14,8 @@ from pathlib import Path
 from compressbench.pipeline import paths as templates
 
 CASES = "data/keepbench/cases.jsonl"
+# the fingerprints of the files a compressor's parameters name (stage keep_method_files)
+METHOD_FILES = "data/keepbench/method_files/{compressor}.json"
 COMPRESSED = "data/keepbench/compressed"
 VERDICTS = "data/keepbench/verdicts"
 COMPRESSED_CELL = COMPRESSED + "/{compressor}"
