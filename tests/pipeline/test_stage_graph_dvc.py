@@ -163,7 +163,7 @@ PROMPT_READERS = [
 CHANGES = {
     "method_params": (
         _params_edit("method_params.streamingllm.n_sink", 8),
-        _stages("contexts", "answers", "retention", "metrics"),
+        _stages("method_files", "contexts", "answers", "retention", "metrics"),
     ),
     "reader": (
         _params_edit("reader.max_input_tokens", 4096),
