@@ -133,14 +133,16 @@ def test_the_defaults_are_unchanged_and_variants_are_recorded(builtin: list[Dial
             assert variant.compress(src, r).record["params"]["revisions"] == "same_speaker"
 
 
-def test_recency_weighs_later_mentions_more() -> None:
-    def weights(recency: float) -> dict[str, float]:
-        method = get_method("turning_point", {"recency": recency})
-        assert isinstance(method, TurningPointMethod)
-        _, cands = method.plan(RESTATED)
-        return {text: p for c in cands for text, p in c.mentions}
+def _weights(params: dict[str, float]) -> dict[str, float]:
+    """Each mention's weight in the greedy, for RESTATED under ``params``."""
+    method = get_method("turning_point", params)
+    assert isinstance(method, TurningPointMethod)
+    _, cands = method.plan(RESTATED)
+    return {text: p for c in cands for text, p in c.mentions}
 
-    plain, late = weights(0.0), weights(0.8)
+
+def test_recency_weighs_later_mentions_more() -> None:
+    plain, late = _weights({"recency": 0.0}), _weights({"recency": 0.8})
     last = RESTATED[-1].index
     assert late["9th of this month"] == pytest.approx(
         plain["9th of this month"] * (0.2 + 0.8 * 4 / last)
@@ -157,13 +159,7 @@ def test_recency_weighs_later_mentions_more() -> None:
 
 
 def test_revised_weighs_the_users_own_revisions_more() -> None:
-    def weights(revised: float) -> dict[str, float]:
-        method = get_method("turning_point", {"revised": revised})
-        assert isinstance(method, TurningPointMethod)
-        _, cands = method.plan(RESTATED)
-        return {text: p for c in cands for text, p in c.mentions}
-
-    plain, boosted = weights(0.0), weights(3.0)
+    plain, boosted = _weights({"revised": 0.0}), _weights({"revised": 3.0})
     # the user's second date revises the user's first: scaled by 1 + 3
     assert boosted["9th of this month"] == pytest.approx(4 * plain["9th of this month"])
     # the user's first date, and the system's restatement (not the user's revision), unscaled

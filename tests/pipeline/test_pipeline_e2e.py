@@ -145,7 +145,7 @@ def test_a_file_named_in_method_params_reruns_its_cells_when_it_changes(
         {"path": str(schema), "files": [["schema.json", schema.stat().st_size, digest]]}
     ]
     # unchanged file: fingerprinting again reruns nothing after it
-    out = _run(project, "dvc", "repro", "-f", "-s", "method_files@turning_point")
+    _run(project, "dvc", "repro", "-f", "-s", "method_files@turning_point")
     out = _run(project, "dvc", "repro")
     assert not _ran(out, "contexts@builtin-turning_point-0.3"), out
     # edited in place: its fingerprint changes, and so its method's cells rerun, no other's

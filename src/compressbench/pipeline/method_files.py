@@ -12,23 +12,13 @@ model id a library resolves) is recorded as the name it is.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from compressbench.compress.registry import method_entry
-
-CHUNK = 1 << 20
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+from compressbench.jsonl import sha256_file
 
 
 def path_fingerprint(value: str) -> dict[str, Any]:
