@@ -62,9 +62,41 @@ def test_mention_units_cut_around_values_with_their_preposition(
     assert [text[a:b] for a, b in turn_spans(text, goal=False, units="mention")] == spans
 
 
-def test_mention_units_stay_within_budget_and_verbatim(builtin: list[Dialogue]) -> None:
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        (
+            "I want a restaurant in San Jose, for 18:30, please.",
+            ["I want a restaurant", "in", "San Jose", ",", "for", "18:30", ", please."],
+        ),
+        ("No, change the name to Joseph.", ["No, change the name", "to", "Joseph", "."]),
+        (
+            "Call 408-555-0182. Make it 7 p.m. tomorrow!",
+            ["Call", "408-555-0182", ".", "Make it", "7 p.m.", "tomorrow", "!"],
+        ),
+    ],
+)
+def test_value_units_keep_a_value_without_its_preposition_or_punctuation(
+    text: str, spans: list[str]
+) -> None:
+    assert [text[a:b] for a, b in turn_spans(text, goal=False, units="value")] == spans
+
+
+def test_a_value_costs_fewer_tokens_as_a_value_unit_than_as_a_mention_unit() -> None:
     count = reader_counter()
-    method = get_method("turning_point", {"units": "mention"})
+    cost = {}
+    for units in ("mention", "value"):
+        method = get_method("turning_point", {"units": units})
+        assert isinstance(method, TurningPointMethod)
+        segs, _ = method.plan(RESTATED)
+        cost[units] = count(next(s.text for s in segs if "9th" in s.text))
+    assert cost["value"] < cost["mention"]
+
+
+@pytest.mark.parametrize("units", ["mention", "value"])
+def test_fine_units_stay_within_budget_and_verbatim(builtin: list[Dialogue], units: str) -> None:
+    count = reader_counter()
+    method = get_method("turning_point", {"units": units})
     for d in builtin:
         for r in (0.05, 0.1, 0.3, 1.0):
             comp = method.compress(Source(d.turns, key=d.dialogue_id), r)
@@ -75,7 +107,7 @@ def test_mention_units_stay_within_budget_and_verbatim(builtin: list[Dialogue]) 
             for line, turn in zip(lines, kept, strict=True):
                 assert LABEL.match(line) and line.startswith(f"{turn.speaker}: ")
                 position = 0
-                for piece in line.split(": ", 1)[1].split(" … "):
+                for piece in line.split(": ", 1)[1].split(" … "):  # in order, verbatim
                     found = turn.text.find(piece, position)
                     assert found >= 0, (piece, turn.text)
                     position = found + len(piece)

@@ -20,7 +20,8 @@ tokenizer:
     ``None`` (the default reader's tokenizer), or a ``tokenizer.json`` / folder holding one.
 units:
     ``sentence``, ``clause`` (sentences cut at commas and semicolons) or ``phrase`` (default:
-    clauses cut before prepositions, never inside a value-like span).
+    clauses cut before prepositions, never inside a value-like span); for tight budgets
+    ``mention`` (each value with the preposition before it) and ``value`` (each value alone).
 scorer:
     the mention scorer's JSON (``None``: the packaged one, fitted on SGD train).
 cue:
@@ -69,7 +70,7 @@ revised:
     Default 0 (unscaled); 3 in the labelled tight variant of issue #31 (tuned on SGD dev and
     train at r = 0.1).
 
-``units: mention``, ``revisions: same_speaker``, ``recency > 0`` and ``revised > 0`` are
+``units: mention`` / ``value``, ``revisions: same_speaker``, ``recency > 0`` and ``revised > 0`` are
 labelled variants for tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the
 defaults are the method as first measured, and a variant's non-default settings are recorded in
 every compression's ``params``.
@@ -122,8 +123,8 @@ def render_segments(
     for s in segs:
         if prev is not None and prev.pos == s.pos:
             head, text = lines[-1]
-            # adjacent segments keep the original whitespace between them, gaps get a marker
-            joiner = " " if _adjacent(prev, s) else GAP
+            # adjacent segments keep the original space (or none) between them, gaps a marker
+            joiner = " " * (s.start - prev.end) if _adjacent(prev, s) else GAP
             lines[-1] = (head, text + joiner + s.text)
         else:
             lines.append((s, s.text))
@@ -297,9 +298,9 @@ class TurningPointMethod(TextMethod):
         seg_tokens = [count(s.text) for s in segs]
         opener = {s.pos: count(LABELS[self.labels](s)) + 1 for s in segs}
 
-        # mention units cut turns finely: a segment next to a kept one of its turn is joined by
-        # the original space (no gap marker), which the phrase units' estimate does not model
-        joins = self.units == "mention"
+        # mention and value units cut turns finely: a segment next to a kept one of its turn is
+        # joined by the original space (no gap marker), which the phrase units' estimate omits
+        joins = self.units in ("mention", "value")
 
         def cost(i: int, chosen: set[int]) -> int:
             if joins and any(

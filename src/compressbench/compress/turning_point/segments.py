@@ -8,7 +8,9 @@ or more on each side. No cut falls inside a value-like span ("half past 11 in th
 ``units="mention"`` (for tight budgets) cuts each phrase once more around its value-like spans:
 every mention becomes a segment of its own, with the preposition just before it ("to Joseph",
 "at 5:45 pm"), and the words around it become segments too, so a value can be kept without
-the rest of its phrase.
+the rest of its phrase. ``units="value"`` (for the tightest budgets, r = 0.1) cuts the same way
+without the preposition and the punctuation after the value: "at 5:45 pm," gives "at",
+"5:45 pm" and "," (the value costs only its own tokens).
 The first USER turn's first segment is cut by the naive goal rule (everything up to and
 including the first ``.``, ``?`` or ``!``), so that the user's initial request survives exactly
 as stated. Each segment is a character span of its turn: kept segments are verbatim text.
@@ -90,17 +92,19 @@ def _join_inside(
     return out
 
 
-UNITS = ("sentence", "clause", "phrase", "mention")
+UNITS = ("sentence", "clause", "phrase", "mention", "value")
+_PUNCT = re.compile(r"[.,;:?!\"')\]]+(?:\s|$)")  # punctuation that ends a word
 _LEAD_WORD = re.compile(r"(?:^|\s)(at|for|on|in|from|to|with|and|of)(?:\s+the)?\s+$", re.IGNORECASE)
 
 
 def _mention_cuts(
-    text: str, span: tuple[int, int], vocab: Vocabulary | None
+    text: str, span: tuple[int, int], vocab: Vocabulary | None, bare: bool = False
 ) -> list[tuple[int, int]]:
     """``span`` cut around each value-like span in it (the mention with the preposition just
     before it; the text between mentions as segments of their own). Cuts fall between words
     only: a mention inside a word ("408-555-0182") widens to the whole word, and trailing
-    punctuation stays with it."""
+    punctuation stays with it. ``bare``: the mention alone, without the preposition, and the
+    punctuation after it opens the next segment ("5:45 pm" | ", please")."""
     a, b = span
     pieces: list[tuple[int, int]] = []
     cursor = a
@@ -108,11 +112,11 @@ def _mention_cuts(
         start, end = max(a + x, cursor), a + y
         while start > cursor and not text[start - 1].isspace():  # cut between words only
             start -= 1
-        while end < b and not text[end].isspace():  # trailing punctuation stays with it
-            end += 1
+        while end < b and not text[end].isspace() and not (bare and _PUNCT.match(text, end)):
+            end += 1  # to the word's end (and, unless bare, its trailing punctuation)
         if start < cursor or end <= start:
             continue
-        lead = _LEAD_WORD.search(text[cursor:start])
+        lead = None if bare else _LEAD_WORD.search(text[cursor:start])
         if lead is not None:
             start = cursor + lead.start(1)
         if text[cursor:start].strip():
@@ -149,12 +153,13 @@ def turn_spans(
         rest = stripped[cut:]
         start = cut + len(rest) - len(rest.lstrip())
     spans = _split(stripped[start:], _SENTENCE_END, start) if start < len(stripped) else []
-    if units in ("clause", "phrase", "mention"):
+    if units in ("clause", "phrase", "mention", "value"):
         spans = [c for s in spans for c in _clauses(stripped, s, min_words, vocab=vocab)]
-    if units in ("phrase", "mention"):
+    if units in ("phrase", "mention", "value"):
         spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, vocab)]
-    if units == "mention":
-        spans = [c for s in spans for c in _mention_cuts(stripped, s, vocab)]
+    if units in ("mention", "value"):
+        bare = units == "value"
+        spans = [c for s in spans for c in _mention_cuts(stripped, s, vocab, bare)]
     return head + spans
 
 
