@@ -238,11 +238,13 @@ def test_named_variants_are_methods_of_their_own() -> None:
 
     assert known_methods("span_selector") == [
         "turning_point",
+        "turning_point_bare",
         "turning_point_filled",
         "turning_point_framed",
         "turning_point_query",
         "turning_point_schema",
         "turning_point_sentences",
+        "turning_point_unlabelled",
     ]
     # the schema variant's preset is empty: the schema files are the run's choice
     schema = get_method("turning_point_schema", {"schema": None})
@@ -258,6 +260,16 @@ def test_named_variants_are_methods_of_their_own() -> None:
     assert (query.query, query.units) == ("question", "mention")
     src = Source(FRAMED, key="k")
     assert framed.compress(src, 0.5).record["params"]["frame"] == "revision"
+    unlabelled = get_method("turning_point_unlabelled").compress(src, 0.5)
+    assert (
+        unlabelled.record["params"]["labels"] == "none" and unlabelled.text == unlabelled.kept_text
+    )
+    bare = get_method("turning_point_bare").compress(src, 0.1)
+    assert {k: bare.record["params"][k] for k in ("units", "revised", "labels")} == {
+        "units": "value",
+        "revised": 3.0,
+        "labels": "none",
+    }
 
 
 # a value whose slot only the words before it name: which of the two times is the departure?

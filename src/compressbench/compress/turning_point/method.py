@@ -177,7 +177,10 @@ def _plan(
 # ``turning_point_query`` reads the question (an upper line for the query-agnostic method: the
 # paper's methods never read it); ``turning_point_schema`` is the default with the service
 # schema files a config names in ``method_params.turning_point_schema.schema`` (the corpus's
-# own: which file is the run's choice, so the preset sets none, and without one it is the default).
+# own: which file is the run's choice, so the preset sets none, and without one it is the default);
+# ``turning_point_unlabelled`` is ``turning_point_filled`` without speaker labels (their tokens go
+# to more values and the words before them); ``turning_point_bare`` is the r = 0.1 setting: bare
+# values, no labels, a user's own revisions and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
@@ -185,6 +188,14 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_sentences": {"units": "sentence"},
     "turning_point_query": {"query": "question"},
     "turning_point_schema": {},
+    "turning_point_unlabelled": {"fill": "frames", "labels": "none"},
+    "turning_point_bare": {
+        "units": "value",
+        "revisions": "same_speaker",
+        "recency": 0.8,
+        "revised": 3.0,
+        "labels": "none",
+    },
 }
 
 
