@@ -116,3 +116,16 @@ def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> 
     sgd, multiwoz = params.corpus("sgd").path, params.corpus("multiwoz").path
     assert schema == [f"{sgd}/test/schema.json.gz", f"{multiwoz}/schema.json.gz"]
     assert "turning_point" not in params.method_params  # the default's rows stay the default's
+
+
+def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_unlabelled.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point",
+        "turning_point_filled",
+        "turning_point_unlabelled",
+    )
+    assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
+    assert set(params.datasets) == {"sgd", "multiwoz"}
+    assert not any(m.startswith("turning_point") for m in params.method_params)  # the presets
