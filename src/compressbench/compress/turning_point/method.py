@@ -70,8 +70,8 @@ revised:
     Default 0 (unscaled); 3 in the labelled tight variant of issue #31 (tuned on SGD dev and
     train at r = 0.1).
 
-``units: mention`` / ``value``, ``revisions: same_speaker``, ``recency > 0`` and ``revised > 0`` are
-labelled variants for tight budgets (r = 0.1), ``frame: turn`` one for reading (issue #31); the
+``units: mention`` or ``value``, ``revisions: same_speaker``, ``recency > 0`` and ``revised > 0``
+are labelled variants for tight budgets (r = 0.1), ``frame: turn`` one for reading (#31); the
 defaults are the method as first measured, and a variant's non-default settings are recorded in
 every compression's ``params``.
 """
@@ -91,7 +91,12 @@ from compressbench.compress.text_method import TextMethod
 from compressbench.compress.turning_point.query import QUERY_MODES, kind_weight, question_kind
 from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
-from compressbench.compress.turning_point.segments import UNITS, Segment, segment_dialogue
+from compressbench.compress.turning_point.segments import (
+    FINE_UNITS,
+    UNITS,
+    Segment,
+    segment_dialogue,
+)
 from compressbench.compress.turning_point.select import (
     FILLS,
     FRAMES,
@@ -311,7 +316,7 @@ class TurningPointMethod(TextMethod):
 
         # mention and value units cut turns finely: a segment next to a kept one of its turn is
         # joined by the original space (no gap marker), which the phrase units' estimate omits
-        joins = self.units in ("mention", "value")
+        joins = self.units in FINE_UNITS
 
         def cost(i: int, chosen: set[int]) -> int:
             if joins and any(

@@ -92,7 +92,8 @@ def _join_inside(
     return out
 
 
-UNITS = ("sentence", "clause", "phrase", "mention", "value")
+UNITS = ("sentence", "clause", "phrase", "mention", "value")  # each cuts what the one before cuts
+FINE_UNITS = UNITS[3:]  # a value-like span is a segment of its own
 _PUNCT = re.compile(r"[.,;:?!\"')\]]+(?:\s|$)")  # punctuation that ends a word
 _LEAD_WORD = re.compile(r"(?:^|\s)(at|for|on|in|from|to|with|and|of)(?:\s+the)?\s+$", re.IGNORECASE)
 
@@ -153,11 +154,12 @@ def turn_spans(
         rest = stripped[cut:]
         start = cut + len(rest) - len(rest.lstrip())
     spans = _split(stripped[start:], _SENTENCE_END, start) if start < len(stripped) else []
-    if units in ("clause", "phrase", "mention", "value"):
+    level = UNITS.index(units)
+    if level >= UNITS.index("clause"):
         spans = [c for s in spans for c in _clauses(stripped, s, min_words, vocab=vocab)]
-    if units in ("phrase", "mention", "value"):
+    if level >= UNITS.index("phrase"):
         spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, vocab)]
-    if units in ("mention", "value"):
+    if units in FINE_UNITS:
         bare = units == "value"
         spans = [c for s in spans for c in _mention_cuts(stripped, s, vocab, bare)]
     return head + spans
