@@ -1,15 +1,17 @@
 """The turning-point compressor's labelled variants for tight budgets (issue #31): ``units:
-mention`` (a value-like span is a segment of its own, with the preposition before it) and
-``revisions: same_speaker`` (a restatement by the other speaker supersedes nothing); the
-defaults stay the method as first measured. Also the misreading classifier of
-``benchmarks/tp_misreading.py``."""
+mention`` (a value-like span is a segment of its own, with the preposition before it), ``units:
+value`` (the value alone) and ``revisions: same_speaker`` (a restatement by the other speaker
+supersedes nothing); the defaults stay the method as first measured. Also the misreading
+classifier of ``benchmarks/tp_misreading.py``."""
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -17,9 +19,11 @@ from compressbench.compress.method import Source
 from compressbench.compress.reader_tokens import reader_counter
 from compressbench.compress.registry import get_method
 from compressbench.compress.turning_point.method import TurningPointMethod
-from compressbench.compress.turning_point.segments import turn_spans
+from compressbench.compress.turning_point.segments import Segment, turn_spans
+from compressbench.compress.turning_point.select import Candidate
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
+from compressbench.tpbench.retention import retention_rows
 
 LABEL = re.compile(r"^(USER|SYSTEM): ")
 RESTATED = (
@@ -30,6 +34,13 @@ RESTATED = (
     Turn(4, USER, "Actually, make it the 9th of this month."),
     Turn(5, SYSTEM, "Done."),
 )
+
+
+def _plan(params: dict[str, Any]) -> tuple[list[Segment], list[Candidate]]:
+    """RESTATED's segments and scored candidates under ``turning_point`` with ``params``."""
+    method = get_method("turning_point", params)
+    assert isinstance(method, TurningPointMethod)
+    return method.plan(RESTATED)
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +97,7 @@ def test_a_value_costs_fewer_tokens_as_a_value_unit_than_as_a_mention_unit() -> 
     count = reader_counter()
     cost = {}
     for units in ("mention", "value"):
-        method = get_method("turning_point", {"units": units})
-        assert isinstance(method, TurningPointMethod)
-        segs, _ = method.plan(RESTATED)
+        segs, _ = _plan({"units": units})
         cost[units] = count(next(s.text for s in segs if "9th" in s.text))
     assert cost["value"] < cost["mention"]
 
@@ -167,9 +176,7 @@ def test_the_defaults_are_unchanged_and_variants_are_recorded(builtin: list[Dial
 
 def _weights(params: dict[str, float]) -> dict[str, float]:
     """Each mention's weight in the greedy, for RESTATED under ``params``."""
-    method = get_method("turning_point", params)
-    assert isinstance(method, TurningPointMethod)
-    _, cands = method.plan(RESTATED)
+    _, cands = _plan(params)
     return {text: p for c in cands for text, p in c.mentions}
 
 
@@ -443,12 +450,7 @@ def test_bare_values_keep_goal_and_value_together_more_often_at_r_01(corpora_dir
     goal and the current value of more P3 events at r = 0.1 than the same settings with
     ``mention`` units: the preposition and punctuation a mention piece carries are the tokens
     another value needs."""
-    import itertools
-
-    from compressbench.corpora.sgd import load_sgd
-    from compressbench.tpbench.retention import retention_rows
-
-    dialogues = list(itertools.islice(load_sgd(str(corpora_dir / "sgd"), ["dev"]), 200))
+    dialogues = list(itertools.islice(load_corpus("sgd", str(corpora_dir / "sgd"), ["dev"]), 200))
     joint = {}
     for units in ("mention", "value"):
         (row,) = retention_rows(
