@@ -61,10 +61,13 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_filled",
         "turning_point_sentences",
     )
+    # the confirmation frames were tuned on dev first (their pooled run: tp31_confirmed.yaml)
+    assert dev.methods == (*variants, "turning_point_confirmed", "turning_point_cued")
     for params in (pooled, dev):
-        assert params.methods == variants and params.ratios == (0.3,)
+        assert params.methods[: len(variants)] == variants and params.ratios == (0.3,)
         assert PROBES.of(params) == ("P2",) and params.n_per_cell == 100
         assert params.reader.model == "qwen2.5-coder-1.5b-instruct"
+    assert pooled.methods == variants
     assert pooled.datasets == ("sgd", "multiwoz") and pooled.seeds == (42, 43)
     assert dev.datasets == ("sgd_dev",) and dev.seeds == (42,)  # tuning: never SGD test
 

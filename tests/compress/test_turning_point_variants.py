@@ -246,6 +246,8 @@ def test_named_variants_are_methods_of_their_own() -> None:
     assert known_methods("span_selector") == [
         "turning_point",
         "turning_point_bare",
+        "turning_point_confirmed",
+        "turning_point_cued",
         "turning_point_filled",
         "turning_point_framed",
         "turning_point_query",

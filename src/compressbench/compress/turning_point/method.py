@@ -57,7 +57,8 @@ fill_share:
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
-    of its turn; ``revision``: the rest of its turn where the turn has a revision cue.
+    of its turn; ``revision`` / ``confirmation`` / ``cued``: the rest of its turn where the
+    turn has a revision cue / a confirmation cue ("Please confirm: ...") / either.
 
 query:
     ``none`` (default): the question is never read; ``question``: the **query-aware** variant
@@ -177,7 +178,8 @@ def _plan(
 # Method names of the labelled variants (issue #31), each its own row in a run: the preset
 # settings under the name, ``method_params.<name>`` on top. ``turning_point_framed`` keeps a
 # value stated in a turn with a revision cue together with that whole turn ("No, change the
-# name to Joseph."); ``turning_point_filled`` spends the budget the values leave on the words
+# name to Joseph."), ``turning_point_confirmed`` with a whole turn that confirms ("Please confirm:
+# table for 4 people at The Big 4."), ``turning_point_cued`` with either; ``turning_point_filled`` spends the budget the values leave on the words
 # before each kept value; ``turning_point_sentences`` keeps whole sentences only;
 # ``turning_point_query`` reads the question (an upper line for the query-agnostic method: the
 # paper's methods never read it); ``turning_point_schema`` is the default with the service
@@ -189,6 +191,8 @@ def _plan(
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
+    "turning_point_confirmed": {"frame": "confirmation"},
+    "turning_point_cued": {"frame": "cued"},
     "turning_point_filled": {"fill": "frames"},
     "turning_point_sentences": {"units": "sentence"},
     "turning_point_query": {"query": "question"},

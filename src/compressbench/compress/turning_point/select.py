@@ -32,7 +32,17 @@ from compressbench.compress.turning_point.segments import Segment
 from compressbench.corpora.model import USER
 
 REVISIONS = ("any_speaker", "same_speaker")
-FRAMES = ("piece", "lead", "turn", "revision")
+# which turns a kept value brings whole (the ``frame`` settings that keep whole turns), read
+# from the turn's cues ``(revision, confirmation, acceptance)``: every turn, or only a turn
+# that revises ("No, change the name to Joseph."), confirms ("Please confirm: a table for 2
+# at 6 pm.") or does either
+WHOLE_TURNS: dict[str, Callable[[tuple[bool, bool, bool]], bool]] = {
+    "turn": lambda cue: True,
+    "revision": lambda cue: cue[0],
+    "confirmation": lambda cue: cue[1],
+    "cued": lambda cue: cue[0] or cue[1],
+}
+FRAMES = ("piece", "lead", *WHOLE_TURNS)
 FILLS = ("latest", "frames")
 """What the budget left after the values goes to: ``latest`` (default) the remaining segments,
 most valuable and latest first; ``frames`` first the words just before each kept value in its
@@ -69,9 +79,9 @@ def candidates(
     ``recency`` in [0, 1]: a mention's ``p`` is scaled by ``1 - recency + recency * t``, ``t``
     its turn's position (0 first, 1 last): late mentions weigh more (0: unscaled).
     ``frame="turn"``: a segment with a mention needs every other segment of its turn (a kept
-    value comes with the whole turn that frames it); ``"revision"``: the same, only in a turn
-    with a revision cue ("No, change the name to Joseph."); ``"lead"``: the segment just before
-    it in its turn; ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
+    value comes with the whole turn that frames it); ``"revision"``, ``"confirmation"``,
+    ``"cued"``: the same, only in a turn with that cue (:data:`WHOLE_TURNS`); ``"lead"``: the
+    segment just before it in its turn; ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
     user stated before with another text (the user's own revision, a turning point) has its
     ``p`` scaled by ``1 + revised`` (0: unscaled)."""
     last = segs[-1].pos if segs else 0
@@ -91,11 +101,12 @@ def candidates(
             later = [m for m in later if segs[m[0]].speaker == segs[i].speaker]
         if later:  # superseded: bring the most likely later mention of this type along
             needs[i].add(max(later, key=lambda m: (m[3], m[0]))[0])
-    revising = {s.pos for s in segs if cues(s.text)[0]}  # turns with a revision cue
+    whole = WHOLE_TURNS.get(frame)
+    framed = {s.pos for s in segs if whole is not None and whole(cues(s.text))}
     for i, s in enumerate(segs):
         if not per_seg[i]:
             continue
-        if frame == "turn" or (frame == "revision" and s.pos in revising):
+        if s.pos in framed:
             needs[i].update(j for j, t in enumerate(segs) if t.pos == s.pos and j != i)
         elif frame == "lead" and i > 0 and segs[i - 1].pos == s.pos:
             needs[i].add(i - 1)
