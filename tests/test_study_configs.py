@@ -61,7 +61,7 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_filled",
         "turning_point_sentences",
     )
-    # the confirmation frames were tuned on dev first (their pooled run: tp31_confirmed.yaml)
+    # the variants read on dev only (no gain there, so no pooled run)
     assert dev.methods == (*variants, "turning_point_confirmed", "turning_point_cued")
     for params in (pooled, dev):
         assert params.methods[: len(variants)] == variants and params.ratios == (0.3,)

@@ -240,6 +240,26 @@ def test_revision_frame_frames_only_turns_with_a_revision_cue() -> None:
     assert "Send it" not in needs["to Andrea."]  # "Send it to Andrea.": no cue, no frame
 
 
+def test_confirmation_frame_keeps_a_confirmed_value_with_its_whole_turn() -> None:
+    def needs(frame: str, turns: tuple[Turn, ...] = RESTATED) -> dict[str, list[str]]:
+        method = get_method("turning_point", {"frame": frame})
+        assert isinstance(method, TurningPointMethod)
+        _, cands = method.plan(turns)
+        return {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
+
+    confirm = "Please confirm: a table"
+    for frame in ("confirmation", "cued"):  # "Please confirm": a confirmation cue
+        framed = needs(frame)
+        assert framed["at Rosie Mccann's"] == [confirm, "for next Monday?"]
+        assert confirm in framed["for next Monday?"]
+        assert framed["at Rosie Mccann's."] == []  # the user's turn 2 confirms nothing
+    for frame in ("piece", "revision"):
+        assert needs(frame)["at Rosie Mccann's"] == []
+    # "cued" also frames a revising turn, as "revision" does; "confirmation" does not
+    assert needs("cued", FRAMED)["to Joseph."] == ["No, change the name"]
+    assert needs("confirmation", FRAMED)["to Joseph."] == []
+
+
 def test_named_variants_are_methods_of_their_own() -> None:
     from compressbench.compress.registry import known_methods
 

@@ -42,7 +42,7 @@ WHOLE_TURNS: dict[str, Callable[[tuple[bool, bool, bool]], bool]] = {
     "confirmation": lambda cue: cue[1],
     "cued": lambda cue: cue[0] or cue[1],
 }
-FRAMES = ("piece", "lead", *WHOLE_TURNS)
+FRAMES = ("piece", "lead", "reply", *WHOLE_TURNS)
 FILLS = ("latest", "frames")
 """What the budget left after the values goes to: ``latest`` (default) the remaining segments,
 most valuable and latest first; ``frames`` first the words just before each kept value in its
@@ -81,7 +81,9 @@ def candidates(
     ``frame="turn"``: a segment with a mention needs every other segment of its turn (a kept
     value comes with the whole turn that frames it); ``"revision"``, ``"confirmation"``,
     ``"cued"``: the same, only in a turn with that cue (:data:`WHOLE_TURNS`); ``"lead"``: the
-    segment just before it in its turn; ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
+    segment just before it in its turn; ``"reply"``: a system segment brings the user's reply
+    to it where the next turn accepts it (:func:`_reply`: an offer "at 9:40 am?" with "Yes,
+    that works."); ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
     user stated before with another text (the user's own revision, a turning point) has its
     ``p`` scaled by ``1 + revised`` (0: unscaled)."""
     last = segs[-1].pos if segs else 0
@@ -110,12 +112,24 @@ def candidates(
             needs[i].update(j for j, t in enumerate(segs) if t.pos == s.pos and j != i)
         elif frame == "lead" and i > 0 and segs[i - 1].pos == s.pos:
             needs[i].add(i - 1)
+        elif frame == "reply" and s.speaker != USER:
+            needs[i].update(_reply(segs, s.pos + 1))
     out = []
     for i, s in enumerate(segs):
         revision, confirm, _ = cues(s.text)
         bonus = cue if (revision or confirm) and per_seg[i] else 0.0
         out.append(Candidate(s, tuple(per_seg[i]), bonus, tuple(sorted(needs[i]))))
     return out
+
+
+def _reply(segs: Sequence[Segment], pos: int) -> list[int]:
+    """The segment of a user turn at ``pos`` that accepts what the system said before it
+    ("Yes, that works."): its first segment with an acceptance cue (none when it has none, or
+    is no user turn)."""
+    for j, t in enumerate(segs):
+        if t.pos == pos and t.speaker == USER and cues(t.text)[2]:
+            return [j]
+    return []
 
 
 def closure(cands: Sequence[Candidate], i: int) -> set[int]:
