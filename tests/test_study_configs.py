@@ -62,7 +62,11 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_sentences",
     )
     # the variants read on dev only (no gain there, so no pooled run)
-    assert dev.methods == (*variants, "turning_point_confirmed", "turning_point_cued")
+    assert dev.methods[len(variants) :] == (
+        "turning_point_confirmed",
+        "turning_point_cued",
+        "turning_point_replied",
+    )
     for params in (pooled, dev):
         assert params.methods[: len(variants)] == variants and params.ratios == (0.3,)
         assert PROBES.of(params) == ("P2",) and params.n_per_cell == 100

@@ -271,6 +271,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_filled",
         "turning_point_framed",
         "turning_point_query",
+        "turning_point_replied",
         "turning_point_schema",
         "turning_point_sentences",
         "turning_point_unlabelled",

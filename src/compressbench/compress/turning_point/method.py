@@ -58,7 +58,8 @@ frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
     of its turn; ``revision`` / ``confirmation`` / ``cued``: the rest of its turn where the
-    turn has a revision cue / a confirmation cue ("Please confirm: ...") / either.
+    turn has a revision cue / a confirmation cue ("Please confirm: ...") / either; ``reply``: a
+    system piece brings the user's next turn's piece that accepts it ("Yes, that works.").
 
 query:
     ``none`` (default): the question is never read; ``question``: the **query-aware** variant
@@ -186,7 +187,9 @@ def _plan(
 # schema files a config names in ``method_params.turning_point_schema.schema`` (the corpus's
 # own: which file is the run's choice, so the preset sets none, and without one it is the default);
 # ``turning_point_unlabelled`` is ``turning_point_filled`` without speaker labels (their tokens go
-# to more values and the words before them); ``turning_point_bare`` is the r = 0.1 setting: bare
+# to more values and the words before them); ``turning_point_replied`` is ``turning_point_filled``
+# whose kept system offers bring the user's acceptance ("at 9:40 am?" "Yes, that works.");
+# ``turning_point_bare`` is the r = 0.1 setting: bare
 # values, no labels, a user's own revisions and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
@@ -198,6 +201,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_query": {"query": "question"},
     "turning_point_schema": {},
     "turning_point_unlabelled": {"fill": "frames", "labels": "none"},
+    "turning_point_replied": {"fill": "frames", "frame": "reply"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
