@@ -260,6 +260,32 @@ def test_confirmation_frame_keeps_a_confirmed_value_with_its_whole_turn() -> Non
     assert needs("confirmation", FRAMED)["to Joseph."] == []
 
 
+# a system offer the user accepts: the acceptance says which time is current
+OFFERED = (
+    Turn(0, USER, "I need a bus to San Diego please."),
+    Turn(1, SYSTEM, "Which time?"),
+    Turn(2, USER, "Leaving at 9:45 am."),
+    Turn(3, SYSTEM, "There is none at 9:45 am. How about one at 9:40 am?"),
+    Turn(4, USER, "Yes, that works for me."),
+    Turn(5, SYSTEM, "Can I help with anything else today?"),
+)
+
+
+@pytest.mark.parametrize("ratio", [0.4, 0.5, 0.6])
+def test_reply_frame_keeps_a_system_offer_with_the_users_acceptance(ratio: float) -> None:
+    method = get_method("turning_point", {"frame": "reply"})
+    assert isinstance(method, TurningPointMethod)
+    _, cands = method.plan(OFFERED)
+    needs = {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
+    assert needs["at 9:40 am?"] == ["Yes, that works"]  # the user's turn 4 accepts it
+    assert "Yes, that works" not in needs["Leaving at 9:45 am."]  # a user's piece: no reply
+    src = Source(OFFERED, key="k")
+    replied = get_method("turning_point_replied").compress(src, ratio)
+    filled = get_method("turning_point_filled").compress(src, ratio)
+    assert "Yes, that works" in replied.kept_text and "Yes" not in filled.kept_text
+    assert replied.record["params"]["frame"] == "reply"
+
+
 def test_named_variants_are_methods_of_their_own() -> None:
     from compressbench.compress.registry import known_methods
 
