@@ -36,11 +36,19 @@ RESTATED = (
 )
 
 
-def _plan(params: dict[str, Any]) -> tuple[list[Segment], list[Candidate]]:
-    """RESTATED's segments and scored candidates under ``turning_point`` with ``params``."""
+def _plan(
+    params: dict[str, Any], turns: tuple[Turn, ...] = RESTATED
+) -> tuple[list[Segment], list[Candidate]]:
+    """The segments and scored candidates of ``turns`` under ``turning_point`` with ``params``."""
     method = get_method("turning_point", params)
     assert isinstance(method, TurningPointMethod)
-    return method.plan(RESTATED)
+    return method.plan(turns)
+
+
+def _needs(params: dict[str, Any], turns: tuple[Turn, ...] = RESTATED) -> dict[str, list[str]]:
+    """Each segment with a mention -> the segments it must bring along, under ``params``."""
+    _, cands = _plan(params, turns)
+    return {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
 
 
 @pytest.fixture(scope="module")
@@ -141,23 +149,20 @@ def test_unlabelled_lines_are_the_kept_pieces_alone_within_budget(
     assert more > len(builtin) // 2  # the labels' tokens go to more kept text
 
 
-def _needs(revisions: str, turns: tuple[Turn, ...]) -> dict[str, list[str]]:
+def _superseded(revisions: str, turns: tuple[Turn, ...]) -> dict[str, list[str]]:
     """Each segment with a superseded mention -> the segments it must bring along."""
-    method = get_method("turning_point", {"revisions": revisions})
-    assert isinstance(method, TurningPointMethod)
-    _, cands = method.plan(turns)
-    return {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.needs}
+    return {text: needs for text, needs in _needs({"revisions": revisions}, turns).items() if needs}
 
 
 def test_same_speaker_revisions_ignore_a_system_restatement() -> None:
     restated_only = RESTATED[:4] + RESTATED[5:]  # the system restates the date, nobody revises
     # by default the system's "next Monday" supersedes the user's date and must come along
-    assert _needs("any_speaker", restated_only) == {
+    assert _superseded("any_speaker", restated_only) == {
         "On the 4th of this month": ["for next Monday?"]
     }
-    assert _needs("same_speaker", restated_only) == {}
+    assert _superseded("same_speaker", restated_only) == {}
     # a user's own later date still supersedes (and "next Monday" is no longer a revision)
-    assert _needs("same_speaker", RESTATED) == {
+    assert _superseded("same_speaker", RESTATED) == {
         "On the 4th of this month": ["Actually, make it the 9th of this month."]
     }
 
@@ -232,32 +237,23 @@ def test_frame_keeps_the_words_that_frame_a_kept_value(ratio: float) -> None:
 
 
 def test_revision_frame_frames_only_turns_with_a_revision_cue() -> None:
-    method = get_method("turning_point", {"frame": "revision"})
-    assert isinstance(method, TurningPointMethod)
-    _, cands = method.plan(FRAMED)
-    needs = {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
+    needs = _needs({"frame": "revision"}, FRAMED)
     assert needs["to Joseph."] == ["No, change the name"]  # "No, change": a revision cue
     assert "Send it" not in needs["to Andrea."]  # "Send it to Andrea.": no cue, no frame
 
 
 def test_confirmation_frame_keeps_a_confirmed_value_with_its_whole_turn() -> None:
-    def needs(frame: str, turns: tuple[Turn, ...] = RESTATED) -> dict[str, list[str]]:
-        method = get_method("turning_point", {"frame": frame})
-        assert isinstance(method, TurningPointMethod)
-        _, cands = method.plan(turns)
-        return {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
-
     confirm = "Please confirm: a table"
     for frame in ("confirmation", "cued"):  # "Please confirm": a confirmation cue
-        framed = needs(frame)
+        framed = _needs({"frame": frame})
         assert framed["at Rosie Mccann's"] == [confirm, "for next Monday?"]
         assert confirm in framed["for next Monday?"]
         assert framed["at Rosie Mccann's."] == []  # the user's turn 2 confirms nothing
     for frame in ("piece", "revision"):
-        assert needs(frame)["at Rosie Mccann's"] == []
+        assert _needs({"frame": frame})["at Rosie Mccann's"] == []
     # "cued" also frames a revising turn, as "revision" does; "confirmation" does not
-    assert needs("cued", FRAMED)["to Joseph."] == ["No, change the name"]
-    assert needs("confirmation", FRAMED)["to Joseph."] == []
+    assert _needs({"frame": "cued"}, FRAMED)["to Joseph."] == ["No, change the name"]
+    assert _needs({"frame": "confirmation"}, FRAMED)["to Joseph."] == []
 
 
 # a system offer the user accepts: the acceptance says which time is current
@@ -273,10 +269,7 @@ OFFERED = (
 
 @pytest.mark.parametrize("ratio", [0.4, 0.5, 0.6])
 def test_reply_frame_keeps_a_system_offer_with_the_users_acceptance(ratio: float) -> None:
-    method = get_method("turning_point", {"frame": "reply"})
-    assert isinstance(method, TurningPointMethod)
-    _, cands = method.plan(OFFERED)
-    needs = {c.seg.text: [cands[j].seg.text for j in c.needs] for c in cands if c.mentions}
+    needs = _needs({"frame": "reply"}, OFFERED)
     assert needs["at 9:40 am?"] == ["Yes, that works"]  # the user's turn 4 accepts it
     assert "Yes, that works" not in needs["Leaving at 9:45 am."]  # a user's piece: no reply
     src = Source(OFFERED, key="k")

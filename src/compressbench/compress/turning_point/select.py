@@ -82,10 +82,11 @@ def candidates(
     value comes with the whole turn that frames it); ``"revision"``, ``"confirmation"``,
     ``"cued"``: the same, only in a turn with that cue (:data:`WHOLE_TURNS`); ``"lead"``: the
     segment just before it in its turn; ``"reply"``: a system segment brings the user's reply
-    to it where the next turn accepts it (:func:`_reply`: an offer "at 9:40 am?" with "Yes,
-    that works."); ``"piece"`` (default): none. ``revised`` >= 0: a user's mention of a kind the
-    user stated before with another text (the user's own revision, a turning point) has its
-    ``p`` scaled by ``1 + revised`` (0: unscaled)."""
+    to it where the next turn accepts it (the first segment of that turn with an acceptance
+    cue: an offer "at 9:40 am?" with "Yes, that works."); ``"piece"`` (default): none.
+    ``revised`` >= 0: a user's mention of a kind the user stated before with another text (the
+    user's own revision, a turning point) has its ``p`` scaled by ``1 + revised`` (0:
+    unscaled)."""
     last = segs[-1].pos if segs else 0
     per_seg: list[list[tuple[str, float]]] = [[] for _ in segs]
     needs: list[set[int]] = [set() for _ in segs]
@@ -103,8 +104,13 @@ def candidates(
             later = [m for m in later if segs[m[0]].speaker == segs[i].speaker]
         if later:  # superseded: bring the most likely later mention of this type along
             needs[i].add(max(later, key=lambda m: (m[3], m[0]))[0])
+    cue_of = [cues(s.text) for s in segs]  # (revision, confirmation, acceptance) per segment
     whole = WHOLE_TURNS.get(frame)
-    framed = {s.pos for s in segs if whole is not None and whole(cues(s.text))}
+    framed = {s.pos for s, c in zip(segs, cue_of, strict=True) if whole is not None and whole(c)}
+    accepts: dict[int, int] = {}  # a user turn's position -> its first segment that accepts
+    for j, s in enumerate(segs):
+        if s.speaker == USER and cue_of[j][2]:
+            accepts.setdefault(s.pos, j)
     for i, s in enumerate(segs):
         if not per_seg[i]:
             continue
@@ -112,24 +118,14 @@ def candidates(
             needs[i].update(j for j, t in enumerate(segs) if t.pos == s.pos and j != i)
         elif frame == "lead" and i > 0 and segs[i - 1].pos == s.pos:
             needs[i].add(i - 1)
-        elif frame == "reply" and s.speaker != USER:
-            needs[i].update(_reply(segs, s.pos + 1))
+        elif frame == "reply" and s.speaker != USER and s.pos + 1 in accepts:
+            needs[i].add(accepts[s.pos + 1])  # the user's next turn accepts it
     out = []
     for i, s in enumerate(segs):
-        revision, confirm, _ = cues(s.text)
+        revision, confirm, _ = cue_of[i]
         bonus = cue if (revision or confirm) and per_seg[i] else 0.0
         out.append(Candidate(s, tuple(per_seg[i]), bonus, tuple(sorted(needs[i]))))
     return out
-
-
-def _reply(segs: Sequence[Segment], pos: int) -> list[int]:
-    """The segment of a user turn at ``pos`` that accepts what the system said before it
-    ("Yes, that works."): its first segment with an acceptance cue (none when it has none, or
-    is no user turn)."""
-    for j, t in enumerate(segs):
-        if t.pos == pos and t.speaker == USER and cues(t.text)[2]:
-            return [j]
-    return []
 
 
 def closure(cands: Sequence[Candidate], i: int) -> set[int]:
