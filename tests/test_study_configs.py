@@ -66,6 +66,8 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_confirmed",
         "turning_point_cued",
         "turning_point_replied",
+        "turning_point_numbered",
+        "turning_point_stated",
     )
     for params in (pooled, dev):
         assert params.methods[: len(variants)] == variants and params.ratios == (0.3,)

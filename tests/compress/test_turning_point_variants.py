@@ -279,6 +279,44 @@ def test_reply_frame_keeps_a_system_offer_with_the_users_acceptance(ratio: float
     assert replied.record["params"]["frame"] == "reply"
 
 
+@pytest.mark.parametrize("ratio", [0.3, 0.5, 1.0])
+def test_state_line_lists_the_last_mention_of_each_changed_kind(ratio: float) -> None:
+    src = Source(OFFERED, key="k")
+    count = reader_counter(None)
+    stated = get_method("turning_point_stated").compress(src, ratio)
+    filled = get_method("turning_point_filled").compress(src, ratio)
+    # times changed (9:45 am -> 9:40 am): the last one; the city was said once: not listed
+    assert stated.text.splitlines()[-1] == "LATEST: time 9:40 am"
+    assert "LATEST" not in filled.text
+    assert stated.kept_text.endswith("LATEST: time 9:40 am")  # what the reader sees is searched
+    # within the same budget: the line's tokens come off the pieces
+    assert count(stated.text) <= stated.record["budget"] == filled.record["budget"]
+    assert stated.record["params"]["state"] == "latest" and "state" not in filled.record["params"]
+
+
+def test_state_line_kinds_and_order() -> None:
+    turns = (
+        Turn(0, USER, "A table for 2 at Rosie's on Monday at 6 pm please."),
+        Turn(1, SYSTEM, "Monday at 6 pm at Rosie's?"),
+        Turn(2, USER, "No, make it next Tuesday, 7 pm at Nopa, for 4."),
+        Turn(3, SYSTEM, "Booked at 7 pm."),
+    )
+    line = get_method("turning_point_stated").compress(Source(turns, key="k"), 1.0).text
+    # names (Rosie's -> Nopa) and numbers (2 -> 4) span many slots: never listed; the kinds in
+    # the order of their last mention
+    assert line.splitlines()[-1] == "LATEST: date next Tuesday; time 7 pm"
+    # no room for the pieces beside it: no line (the goal alone fills r = 0.1)
+    tight = get_method("turning_point_stated").compress(Source(turns, key="k"), 0.1)
+    assert "LATEST" not in tight.text
+
+
+def test_numbered_variant_labels_lines_with_turn_ids() -> None:
+    numbered = get_method("turning_point_numbered").compress(Source(OFFERED, key="k"), 0.5)
+    lines = numbered.text.splitlines()
+    assert lines and all(re.match(r"^\[T\d+\] (USER|SYSTEM): ", line) for line in lines)
+    assert lines[0].startswith("[T0] USER: ")
+
+
 def test_named_variants_are_methods_of_their_own() -> None:
     from compressbench.compress.registry import known_methods
 
@@ -289,10 +327,12 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_cued",
         "turning_point_filled",
         "turning_point_framed",
+        "turning_point_numbered",
         "turning_point_query",
         "turning_point_replied",
         "turning_point_schema",
         "turning_point_sentences",
+        "turning_point_stated",
         "turning_point_unlabelled",
     ]
     # the schema variant's preset is empty: the schema files are the run's choice

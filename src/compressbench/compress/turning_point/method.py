@@ -54,6 +54,11 @@ fill_share:
     in [0, 1): the share of the budget the values may not use, left for the fill (default 0:
     the fill gets what the values leave). Recorded when non-zero.
 
+state:
+    ``none`` (default) or ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
+    the dialogue's last mention of each changed time, date or schema-slot kind (:mod:`.state`;
+    a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
+
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
@@ -91,7 +96,7 @@ from compressbench.compress.reader_tokens import dialogue_token_budget, reader_c
 from compressbench.compress.render import render_style
 from compressbench.compress.text_method import TextMethod
 from compressbench.compress.turning_point.query import QUERY_MODES, kind_weight, question_kind
-from compressbench.compress.turning_point.schema import load_vocabulary, merged
+from compressbench.compress.turning_point.schema import Vocabulary, load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import (
     FINE_UNITS,
@@ -108,6 +113,7 @@ from compressbench.compress.turning_point.select import (
     drop_order,
     select,
 )
+from compressbench.compress.turning_point.state import STATES
 from compressbench.corpora.model import Turn
 
 GAP = " … "
@@ -147,6 +153,12 @@ def _adjacent(a: Segment, b: Segment) -> bool:
     return a.end <= b.start and b.start - a.end <= 1 and a.pos == b.pos
 
 
+@functools.lru_cache(maxsize=8)
+def _vocabulary(scorer_path: str | None, schema: str | None) -> Vocabulary | None:
+    """The mention vocabulary: the scorer's lexicon, with ``schema``'s terms when named."""
+    return merged(load_scorer(scorer_path).vocabulary, load_vocabulary(schema) if schema else None)
+
+
 @functools.lru_cache(maxsize=64)
 def _plan(
     key: tuple[tuple[int, str, str], ...],
@@ -161,8 +173,8 @@ def _plan(
     wanted: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
+    vocab = _vocabulary(scorer_path, schema)
     scorer = load_scorer(scorer_path)
-    vocab = merged(scorer.vocabulary, load_vocabulary(schema) if schema else None)
     segs = segment_dialogue(turns, units=units, vocab=vocab)
     located = [
         (
@@ -190,8 +202,11 @@ def _plan(
 # ``turning_point_unlabelled`` is ``turning_point_filled`` without speaker labels (their tokens
 # go to more values and the words before them); ``turning_point_replied`` is
 # ``turning_point_filled`` whose kept system offers bring the user's acceptance ("at 9:40 am?"
-# "Yes, that works"); ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a
-# user's own revisions and late mentions weighed up.
+# "Yes, that works"); ``turning_point_numbered`` is ``turning_point_filled`` with each line
+# labelled ``[Tn] SPEAKER:`` as full context's are (the reader sees the gaps and the order of
+# the turns); ``turning_point_stated`` is ``turning_point_filled`` with the state line (the
+# last mention of each changed time, date or schema slot); ``turning_point_bare`` is the
+# r = 0.1 setting: bare values, no labels, a user's own revisions and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
@@ -203,6 +218,8 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_schema": {},
     "turning_point_unlabelled": {"fill": "frames", "labels": "none"},
     "turning_point_replied": {"fill": "frames", "frame": "reply"},
+    "turning_point_numbered": {"fill": "frames", "labels": "turn"},
+    "turning_point_stated": {"fill": "frames", "state": "latest"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
@@ -232,6 +249,7 @@ class TurningPointMethod(TextMethod):
     query: str = "none"
     fill: str = "latest"
     fill_share: float = 0.0
+    state: str = "none"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -242,6 +260,7 @@ class TurningPointMethod(TextMethod):
         "frame": FRAMES,
         "query": QUERY_MODES,
         "fill": FILLS,
+        "state": tuple(STATES),
     }
     # the parameters that name files it reads (``schema``: a comma-separated list)
     PATH_PARAMS: ClassVar[tuple[str, ...]] = ("tokenizer", "scorer", "schema")
@@ -303,6 +322,8 @@ class TurningPointMethod(TextMethod):
             out["fill"] = self.fill
         if self.fill_share:
             out["fill_share"] = self.fill_share
+        if self.state != "none":
+            out["state"] = self.state
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
@@ -335,14 +356,26 @@ class TurningPointMethod(TextMethod):
             same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
+        # the state line (a rendering variant) goes last; its tokens come off the budget first
+        line = STATES[self.state](turns, _vocabulary(self.scorer, self.schema))
+        line_cost = count(line) + 1 if line else 0
+        if line_cost >= budget:  # no room for the pieces beside it: no line
+            line, line_cost = "", 0
         reserve = int(budget * self.fill_share)
-        kept = select(cands, budget, cost, self.density, self.fill, reserve)
-        text, retained = render_segments([segs[i] for i in kept], style, self.labels)
+        kept = select(cands, budget - line_cost, cost, self.density, self.fill, reserve)
+
+        def rendered(kept: Sequence[int]) -> tuple[str, str]:
+            text, retained = render_segments([segs[i] for i in kept], style, self.labels)
+            return "\n".join(t for t in (text, line) if t), "\n".join(
+                t for t in (retained, line) if t
+            )
+
+        text, retained = rendered(kept)
         drop = drop_order(cands, kept)
         while count(text) > budget and drop:  # exact count: never over budget
             gone = drop.pop(0)
             kept = [i for i in kept if i not in gone]
-            text, retained = render_segments([segs[i] for i in kept], style, self.labels)
+            text, retained = rendered(kept)
         return self._compression(
             turns,
             ratio,
