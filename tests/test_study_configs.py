@@ -82,9 +82,8 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
-    assert {"turning_point_framed", "turning_point_query", "turning_point_filled"} <= set(
-        params.methods
-    )
+    variants = ("turning_point_framed", "turning_point_query", "turning_point_filled")
+    assert {*variants, "turning_point_stated"} <= set(params.methods)
 
 
 def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
@@ -113,7 +112,12 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
     )
     assert PROBES.of(params) == ("P3",) and params.reader.structured
     assert set(params.datasets) == {"sgd", "multiwoz"} and params.seeds == (42, 43)
-    assert params.methods == ("full_context", "turning_point", "turning_point_filled")
+    assert params.methods == (
+        "full_context",
+        "turning_point",
+        "turning_point_filled",
+        "turning_point_stated",
+    )
 
 
 def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> None:
@@ -134,6 +138,20 @@ def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: 
         "turning_point",
         "turning_point_filled",
         "turning_point_unlabelled",
+    )
+    assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
+    assert set(params.datasets) == {"sgd", "multiwoz"}
+    assert not any(m.startswith("turning_point") for m in params.method_params)  # the presets
+
+
+def test_the_stated_and_numbered_variants_are_read_on_the_pooled_samples(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_stated.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point",
+        "turning_point_filled",
+        "turning_point_stated",
+        "turning_point_numbered",
     )
     assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
     assert set(params.datasets) == {"sgd", "multiwoz"}
