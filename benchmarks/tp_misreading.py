@@ -24,7 +24,8 @@ Kinds of a wrong answer, first match wins:
 
 For the compressed method it also says how the update turn (the probe's origin turn) reached
 the reader: whole, cut to some of its pieces (the turn that frames the value partly lost), or
-not at all.
+not at all; and, for a method with a state line (``turning_point_stated``: a last line
+``LATEST: ...``), whether the line names the current value, over every P2 probe of the cell.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from compressbench.compress.turning_point.state import HEAD
 from compressbench.text.normalize import dataset_key, normalize_value, value_occurs_in_text
 from compressbench.tpbench.probe_types.p2 import p2_superseded
 from compressbench.tpbench.stages import paths
@@ -124,6 +126,16 @@ def update_turn(probe: Row, context: Row) -> str:
     return "whole" if text == probe["turns"][origin][1].strip() else "cut"
 
 
+def state_line(score: Row, context_text: str) -> str:
+    """Whether the context's state line names the current value: ``current value``, ``other
+    values`` (a line without it) or ``no line``."""
+    last = context_text.rsplit("\n", 1)[-1]
+    if not last.startswith(HEAD):
+        return "no line"
+    named = value_occurs_in_text(score["gold"], last, dataset_key(score["dataset"]))
+    return "current value" if named else "other values"
+
+
 def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict[str, Any]:
     """Counts (and the cases) of the method's P2 answers whose context keeps the value."""
     probes = _load(root / paths.fill(paths.PROBES, dataset=dataset, ratio=ratio))
@@ -155,7 +167,12 @@ def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict
             }
         )
     wrong = [c for c in cases if c["kind"] != "correct"]
+    lines = Counter(
+        (state_line(score, str(contexts[pid]["compressed_text_used"])), score["scores"]["strict"])
+        for pid, score in scores.items()
+    )
     return {
+        "state_line": lines,
         "kept": len(cases),
         "read_kept": sum(c["kind"] == "correct" for c in cases),
         "full_context_right_on_kept": sum(c["full_context_kind"] == "correct" for c in cases),
@@ -202,6 +219,15 @@ def report(result: dict[str, Any], method: str) -> str:
             f"| {state} | {result['update_turn_wrong'][state]} "
             f"| {result['update_turn_right'][state]} |"
         )
+    line_counts = result["state_line"]
+    if any(named != "no line" for named, _ in line_counts):
+        lines += [
+            "",
+            f"| the state line (all {n} P2 probes) | answers wrong | answers right |",
+            "|---|---|---|",
+        ]
+        for named in ("current value", "other values", "no line"):
+            lines.append(f"| {named} | {line_counts[named, False]} | {line_counts[named, True]} |")
     return "\n".join(lines)
 
 

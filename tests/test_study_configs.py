@@ -61,7 +61,8 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_filled",
         "turning_point_sentences",
     )
-    # the variants read on dev only (no gain there, so no pooled run)
+    # the variants read on dev after the pooled ones (turning_point_stated then went to the
+    # pooled samples: tp31_stated.yaml)
     assert dev.methods[len(variants) :] == (
         "turning_point_confirmed",
         "turning_point_cued",
@@ -144,14 +145,13 @@ def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: 
     assert not any(m.startswith("turning_point") for m in params.method_params)  # the presets
 
 
-def test_the_stated_and_numbered_variants_are_read_on_the_pooled_samples(tmp_path: Path) -> None:
+def test_the_stated_variant_is_read_on_the_pooled_samples(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_stated.yaml"))
     assert params.methods == (
         "full_context",
         "turning_point",
         "turning_point_filled",
         "turning_point_stated",
-        "turning_point_numbered",
     )
     assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
     assert set(params.datasets) == {"sgd", "multiwoz"}

@@ -527,6 +527,16 @@ def test_misreading_kinds(
     assert _misreading().kind(row, context) == expected
 
 
+def test_misreading_reads_the_state_line_of_a_stated_context() -> None:
+    stated = get_method("turning_point_stated").compress(Source(OFFERED, key="k"), 0.5).text
+    filled = get_method("turning_point_filled").compress(Source(OFFERED, key="k"), 0.5).text
+    row = {"dataset": "sgd", "gold": "9:40 am"}
+    state_line = _misreading().state_line
+    assert state_line(row, stated) == "current value"
+    assert state_line({**row, "gold": "9:45 am"}, stated) == "other values"
+    assert state_line(row, filled) == "no line"
+
+
 def test_bare_values_keep_goal_and_value_together_more_often_at_r_01(corpora_dir: Path) -> None:
     """On the first 200 SGD dev dialogues (a tuning split), ``turning_point_bare`` keeps the
     goal and the current value of more P3 events at r = 0.1 than the same settings with
