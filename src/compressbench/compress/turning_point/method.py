@@ -154,7 +154,7 @@ def _adjacent(a: Segment, b: Segment) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _vocabulary(scorer_path: str | None, schema: str | None) -> Vocabulary | None:
+def mention_vocabulary(scorer_path: str | None, schema: str | None) -> Vocabulary | None:
     """The mention vocabulary: the scorer's lexicon, with ``schema``'s terms when named."""
     return merged(load_scorer(scorer_path).vocabulary, load_vocabulary(schema) if schema else None)
 
@@ -173,7 +173,7 @@ def _plan(
     wanted: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
-    vocab = _vocabulary(scorer_path, schema)
+    vocab = mention_vocabulary(scorer_path, schema)
     scorer = load_scorer(scorer_path)
     segs = segment_dialogue(turns, units=units, vocab=vocab)
     located = [
@@ -357,7 +357,7 @@ class TurningPointMethod(TextMethod):
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
         # the state line (a rendering variant) goes last; its tokens come off the budget first
-        line = STATES[self.state](turns, _vocabulary(self.scorer, self.schema))
+        line = STATES[self.state](turns, mention_vocabulary(self.scorer, self.schema))
         line_cost = count(line) + 1 if line else 0
         if line_cost >= budget:  # no room for the pieces beside it: no line
             line, line_cost = "", 0

@@ -3,7 +3,7 @@
 A labelled rendering variant of ``turning_point`` (issue #31: "a compact state line of current
 values within the same token budget"). It is read from the turn texts alone, like the rest of
 the method: for every kind of value-like mention whose kind names one slot (a time, a date, a
-schema slot of the lexicon learned from SGD train, :data:`TRACKED`), the dialogue's last
+schema slot of the lexicon learned from SGD train: :func:`_tracked`), the dialogue's last
 mention of that kind, listed when the dialogue holds two or more distinct texts of the kind (a
 value that changed). Names and bare numbers are left out: their kinds span many slots (a
 restaurant, a city, a person; a count, a price), so the last of them is seldom the one a
