@@ -1,0 +1,47 @@
+"""The named variants of ``turning_point`` (issue #31): method names of their own, each a preset
+of :class:`~compressbench.compress.turning_point.method.TurningPointMethod` settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Method names of the labelled variants (issue #31), each its own row in a run: the preset
+# settings under the name, ``method_params.<name>`` on top. ``turning_point_framed`` keeps a
+# value stated in a turn with a revision cue together with that whole turn ("No, change the
+# name to Joseph."), ``turning_point_confirmed`` with a whole turn that confirms ("Please
+# confirm: table for 4 people at The Big 4."), ``turning_point_cued`` with either;
+# ``turning_point_filled`` spends the budget the values leave on the words before each kept
+# value; ``turning_point_sentences`` keeps whole sentences only; ``turning_point_query`` reads
+# the question (an upper line for the query-agnostic method: the paper's methods never read
+# it); ``turning_point_schema`` is the default with the service schema files a config names in
+# ``method_params.turning_point_schema.schema`` (the corpus's own: which file is the run's
+# choice, so the preset sets none, and without one it is the default);
+# ``turning_point_unlabelled`` is ``turning_point_filled`` without speaker labels (their tokens
+# go to more values and the words before them); ``turning_point_replied`` is
+# ``turning_point_filled`` whose kept system offers bring the user's acceptance ("at 9:40 am?"
+# "Yes, that works"); ``turning_point_numbered`` is ``turning_point_filled`` with each line
+# labelled ``[Tn] SPEAKER:`` as full context's are (the reader sees the gaps and the order of
+# the turns); ``turning_point_stated`` is ``turning_point_filled`` with the state line (the
+# last mention of each changed time, date or schema slot); ``turning_point_bare`` is the
+# r = 0.1 setting: bare values, no labels, a user's own revisions and late mentions weighed up.
+NAMED_VARIANTS: dict[str, dict[str, Any]] = {
+    "turning_point": {},
+    "turning_point_framed": {"frame": "revision"},
+    "turning_point_confirmed": {"frame": "confirmation"},
+    "turning_point_cued": {"frame": "cued"},
+    "turning_point_filled": {"fill": "frames"},
+    "turning_point_sentences": {"units": "sentence"},
+    "turning_point_query": {"query": "question"},
+    "turning_point_schema": {},
+    "turning_point_unlabelled": {"fill": "frames", "labels": "none"},
+    "turning_point_replied": {"fill": "frames", "frame": "reply"},
+    "turning_point_numbered": {"fill": "frames", "labels": "turn"},
+    "turning_point_stated": {"fill": "frames", "state": "latest"},
+    "turning_point_bare": {
+        "units": "value",
+        "revisions": "same_speaker",
+        "recency": 0.8,
+        "revised": 3.0,
+        "labels": "none",
+    },
+}
