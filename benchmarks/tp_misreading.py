@@ -167,10 +167,11 @@ def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict
             }
         )
     wrong = [c for c in cases if c["kind"] != "correct"]
-    lines = Counter(
-        (state_line(score, str(contexts[pid]["compressed_text_used"])), score["scores"]["strict"])
-        for pid, score in scores.items()
-    )
+    lines: Counter[tuple[str, str]] = Counter()  # (what the line names, whose answer is right)
+    for pid, score in scores.items():
+        named = state_line(score, str(contexts[pid]["compressed_text_used"]))
+        lines[named, "right" if score["scores"]["strict"] else "wrong"] += 1
+        lines[named, "full context right"] += bool(full_scores[pid]["scores"]["strict"])
     return {
         "state_line": lines,
         "kept": len(cases),
@@ -223,11 +224,15 @@ def report(result: dict[str, Any], method: str) -> str:
     if any(named != "no line" for named, _ in line_counts):
         lines += [
             "",
-            f"| the state line (all {n} P2 probes) | answers wrong | answers right |",
-            "|---|---|---|",
+            f"| the state line (all {n} P2 probes) | answers wrong | answers right "
+            "| full context right on the same |",
+            "|---|---|---|---|",
         ]
         for named in ("current value", "other values", "no line"):
-            lines.append(f"| {named} | {line_counts[named, False]} | {line_counts[named, True]} |")
+            lines.append(
+                f"| {named} | {line_counts[named, 'wrong']} | {line_counts[named, 'right']} "
+                f"| {line_counts[named, 'full context right']} |"
+            )
     return "\n".join(lines)
 
 
