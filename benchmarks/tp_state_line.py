@@ -22,7 +22,8 @@ from pathlib import Path
 
 from compressbench.compress.turning_point.features import mention_spans
 from compressbench.compress.turning_point.method import mention_vocabulary
-from compressbench.compress.turning_point.state import STATES
+from compressbench.compress.turning_point.schema import KIND_PREFIX
+from compressbench.compress.turning_point.state import STATES, last_mentions
 from compressbench.corpora.sgd import load_sgd
 from compressbench.tpbench.retention import survives
 from compressbench.tpbench.transitions import dialogue_transitions
@@ -45,14 +46,14 @@ def main(argv: list[str] | None = None) -> None:
         if not events:
             continue
         found = [(k, t.text[a:b]) for t in d.turns for a, b, k in mention_spans(t.text, vocab)]
-        last = dict(found)  # kind -> its last mention's text
+        last = last_mentions(d.turns, vocab)  # kind -> (its last mention's text, distinct texts)
         line = STATES["latest"](d.turns, vocab)
         for e in events:
             line_counts["P2 events"] += 1
             kinds = {k for k, text in found if survives(e.new_value, text, d.dataset)}
             for k in kinds:
-                ok = survives(e.new_value, last[k], d.dataset)
-                by_kind["schema" if k.startswith("schema:") else k, ok] += 1
+                ok = survives(e.new_value, last[k][0], d.dataset)
+                by_kind["schema" if k.startswith(KIND_PREFIX) else k, ok] += 1
             if not kinds:
                 line_counts["current value in no mention"] += 1
             if survives(e.new_value, line, d.dataset):

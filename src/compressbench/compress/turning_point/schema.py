@@ -21,6 +21,7 @@ from pathlib import Path
 from compressbench.errors import InputError
 
 _GENERIC = frozenset({"yes", "no", "true", "false", "dontcare", "none", "free"})
+KIND_PREFIX = "schema:"  # a schema term's mention kind: this prefix, then its slot
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Vocabulary:
     pattern: re.Pattern[str]
 
     def kind(self, term: str) -> str:
-        return f"schema:{dict(self.slots)[term.lower()]}"
+        return f"{KIND_PREFIX}{dict(self.slots)[term.lower()]}"
 
 
 def vocabulary_from(services: object, source: str = "schema") -> Vocabulary:

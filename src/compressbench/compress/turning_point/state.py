@@ -23,16 +23,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from compressbench.compress.turning_point.features import mention_spans
-from compressbench.compress.turning_point.schema import Vocabulary
+from compressbench.compress.turning_point.schema import KIND_PREFIX, Vocabulary
 from compressbench.corpora.model import Turn
 
 HEAD = "LATEST:"
-SCHEMA = "schema:"
 
 
 def _tracked(kind: str) -> bool:
     """Whether a mention kind names one slot (times, dates, a schema slot)."""
-    return kind in ("time", "date") or kind.startswith(SCHEMA)
+    return kind in ("time", "date") or kind.startswith(KIND_PREFIX)
 
 
 def _label(kind: str) -> str:
@@ -40,18 +39,26 @@ def _label(kind: str) -> str:
     return kind.rsplit(":", 1)[-1].replace("_", " ")
 
 
-def _latest(turns: Sequence[Turn], vocab: Vocabulary | None) -> str:
-    """The ``latest`` state line of ``turns`` ("" when no tracked kind changed)."""
-    last: dict[str, str] = {}  # kind -> its last mention's text, in order of last mention
+def last_mentions(turns: Sequence[Turn], vocab: Vocabulary | None) -> dict[str, tuple[str, int]]:
+    """Each mention kind of ``turns`` -> its last mention's text (as written) and the number of
+    distinct texts (lower-cased) the kind has, in the order of the kinds' last mentions."""
+    last: dict[str, str] = {}
     texts: dict[str, set[str]] = {}
     for t in turns:
         for a, b, kind in mention_spans(t.text, vocab):
-            if not _tracked(kind):
-                continue
             texts.setdefault(kind, set()).add(t.text[a:b].lower())
-            last.pop(kind, None)
+            last.pop(kind, None)  # re-inserted: the order is that of the last mentions
             last[kind] = t.text[a:b]
-    items = [f"{_label(k)} {v}" for k, v in last.items() if len(texts[k]) > 1]
+    return {k: (v, len(texts[k])) for k, v in last.items()}
+
+
+def _latest(turns: Sequence[Turn], vocab: Vocabulary | None) -> str:
+    """The ``latest`` state line of ``turns`` ("" when no tracked kind changed)."""
+    items = [
+        f"{_label(k)} {text}"
+        for k, (text, distinct) in last_mentions(turns, vocab).items()
+        if _tracked(k) and distinct > 1
+    ]
     return f"{HEAD} {'; '.join(items)}" if items else ""
 
 
