@@ -1,16 +1,19 @@
-"""What the state line of ``turning_point_stated`` would say (issue #31), reader-free.
+"""What the state lines of ``turning_point_stated`` and ``_counted`` would say (issue #31),
+reader-free.
 
 For every P2 event (a revised slot, SGD's annotations as the answer key) of the first N
 dialogues: the kinds of the value-like mentions that hold the current value, and whether the
 dialogue's last mention of that kind is the current value (the rule the state line lists,
-:mod:`compressbench.compress.turning_point.state`); then whether the line the method writes
-names the current value, or the superseded one instead.
+:mod:`compressbench.compress.turning_point.state`); then, for each line rule (``latest``,
+``counted``), what its line says of the event: the current value in the entry of its kind,
+the current value only in another kind's entry, another text of its kind (a misleading entry),
+the superseded value, other kinds only, or no line.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
         [--dialogues 400]
 
-Prints one markdown row per mention kind (schema kinds pooled as ``schema``), then the line's
-counts.
+Prints one markdown row per mention kind (schema kinds pooled as ``schema``, counts as
+``count``), then one row per line rule.
 """
 
 from __future__ import annotations
@@ -23,12 +26,47 @@ from pathlib import Path
 from compressbench.compress.turning_point.features import mention_spans
 from compressbench.compress.turning_point.method import mention_vocabulary
 from compressbench.compress.turning_point.schema import KIND_PREFIX
-from compressbench.compress.turning_point.state import STATES, last_mentions
+from compressbench.compress.turning_point.state import (
+    COUNT_PREFIX,
+    count_kind,
+    last_mentions,
+    line_entries,
+)
 from compressbench.corpora.sgd import load_sgd
 from compressbench.tpbench.retention import survives
-from compressbench.tpbench.transitions import dialogue_transitions
+from compressbench.tpbench.transitions import Transition, dialogue_transitions
 
 SGD = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "sgd"
+
+
+OUTCOMES = (
+    "current value",
+    "current value, another kind's entry",
+    "another text of its kind",
+    "superseded value",
+    "other kinds only",
+    "no line",
+)
+RULES = ("latest", "counted")
+
+
+def _pooled(kind: str) -> str:
+    return next((p.rstrip(":") for p in (KIND_PREFIX, COUNT_PREFIX) if kind.startswith(p)), kind)
+
+
+def outcome(event: Transition, kinds: set[str], entries: dict[str, str], dataset: str) -> str:
+    """What a line with ``entries`` (kind -> text) says of ``event``, whose current value is
+    held by mentions of ``kinds``."""
+    line = " ; ".join(entries.values())
+    if any(survives(event.new_value, entries[k], dataset) for k in kinds & entries.keys()):
+        return OUTCOMES[0]
+    if survives(event.new_value, line, dataset):
+        return OUTCOMES[1]
+    if kinds & entries.keys():
+        return OUTCOMES[2]
+    if survives(event.old_value, line, dataset):
+        return OUTCOMES[3]
+    return OUTCOMES[4] if entries else OUTCOMES[5]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,35 +78,38 @@ def main(argv: list[str] | None = None) -> None:
     vocab = mention_vocabulary(None, None)  # the packaged scorer's lexicon, as the method reads it
     dialogues = itertools.islice(load_sgd(args.path, args.splits.split(",")), args.dialogues)
     by_kind: Counter[tuple[str, bool]] = Counter()
-    line_counts: Counter[str] = Counter()
+    lines: Counter[tuple[str, str]] = Counter()
+    n_events = 0
     for d in dialogues:
         events = [t for t in dialogue_transitions(d) if t.p2_eligible]
         if not events:
             continue
-        found = [(k, t.text[a:b]) for t in d.turns for a, b, k in mention_spans(t.text, vocab)]
-        last = last_mentions(d.turns, vocab)  # kind -> (its last mention's text, distinct texts)
-        line = STATES["latest"](d.turns, vocab)
+        n_events += len(events)
+        found = [
+            (count_kind(k, t.text[a:b]), t.text[a:b])
+            for t in d.turns
+            for a, b, k in mention_spans(t.text, vocab)
+        ]
+        last = last_mentions(d.turns, vocab, counts=True)  # kind -> (last text, distinct texts)
+        for rule in RULES:
+            entries = line_entries(d.turns, vocab, counts=rule == "counted")
+            for e in events:
+                kinds = {k for k, text in found if survives(e.new_value, text, d.dataset)}
+                lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
         for e in events:
-            line_counts["P2 events"] += 1
-            kinds = {k for k, text in found if survives(e.new_value, text, d.dataset)}
-            for k in kinds:
-                ok = survives(e.new_value, last[k][0], d.dataset)
-                by_kind["schema" if k.startswith(KIND_PREFIX) else k, ok] += 1
-            if not kinds:
-                line_counts["current value in no mention"] += 1
-            if survives(e.new_value, line, d.dataset):
-                line_counts["line names the current value"] += 1
-            elif survives(e.old_value, line, d.dataset):
-                line_counts["line names the superseded value instead"] += 1
-    print(f"SGD {args.splits}, first {args.dialogues} dialogues\n")
+            for k in {k for k, text in found if survives(e.new_value, text, d.dataset)}:
+                by_kind[_pooled(k), survives(e.new_value, last[k][0], d.dataset)] += 1
+    print(f"SGD {args.splits}, first {args.dialogues} dialogues: {n_events} P2 events\n")
     print("| kind of the current value's mention | events | its kind's last mention is it |")
     print("|---|---|---|")
     for k in sorted({k for k, _ in by_kind}):
         n = by_kind[k, True] + by_kind[k, False]
         print(f"| {k} | {n} | {by_kind[k, True]} |")
     print()
-    for name, n in line_counts.items():
-        print(f"- {name}: {n}")
+    print("| the line says | " + " | ".join(f"`{r}`" for r in RULES) + " |")
+    print("|---|" + "---|" * len(RULES))
+    for o in OUTCOMES:
+        print(f"| {o} | " + " | ".join(str(lines[r, o]) for r in RULES) + " |")
 
 
 if __name__ == "__main__":

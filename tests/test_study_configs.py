@@ -62,13 +62,14 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
         "turning_point_sentences",
     )
     # the variants read on dev after the pooled ones (turning_point_stated then went to the
-    # pooled samples: tp31_stated.yaml)
+    # pooled samples: tp31_stated.yaml; turning_point_counted: tp31_counted.yaml)
     assert dev.methods[len(variants) :] == (
         "turning_point_confirmed",
         "turning_point_cued",
         "turning_point_replied",
         "turning_point_numbered",
         "turning_point_stated",
+        "turning_point_counted",
     )
     for params in (pooled, dev):
         assert params.methods[: len(variants)] == variants and params.ratios == (0.3,)

@@ -21,6 +21,7 @@ from compressbench.compress.registry import get_method
 from compressbench.compress.turning_point.method import TurningPointMethod
 from compressbench.compress.turning_point.segments import Segment, turn_spans
 from compressbench.compress.turning_point.select import Candidate
+from compressbench.compress.turning_point.state import count_kind
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
 from compressbench.tpbench.retention import retention_rows
@@ -310,6 +311,42 @@ def test_state_line_kinds_and_order() -> None:
     assert "LATEST" not in tight.text
 
 
+def test_counted_state_line_lists_each_units_last_count() -> None:
+    turns = (
+        Turn(0, USER, "2 tickets for Friday at 6 pm, and send $40 to Amy."),
+        Turn(1, SYSTEM, "2 tickets on Friday at 6 pm?"),
+        Turn(2, USER, "Make it 3 tickets at 7 pm, and 40 dollars is 50 bucks now, for 4."),
+        Turn(3, SYSTEM, "Booked at 7 pm for 4 people."),
+    )
+    src = Source(turns, key="k")
+    counted = get_method("turning_point_counted").compress(src, 1.0)
+    stated = get_method("turning_point_stated").compress(src, 1.0)
+    # each unit is a kind: tickets 2 -> 3, money $40 -> 50 bucks (one kind: amount); "4
+    # people" was said once: not listed; the bare "for 4" spans many slots: never
+    assert counted.text.splitlines()[-1] == "LATEST: 3 tickets; amount 50 bucks; time 7 pm"
+    assert stated.text.splitlines()[-1] == "LATEST: time 7 pm"
+    assert counted.record["params"]["state"] == "counted"
+    # the longer line's tokens come off the same budget
+    count = reader_counter(None)
+    assert count(counted.text) <= counted.record["budget"] == stated.record["budget"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "expected"),
+    [
+        ("number", "$1,760", "count:amount"),
+        ("number", "850 dollars", "count:amount"),
+        ("number", "2 persons", "count:people"),
+        ("number", "4 people", "count:people"),
+        ("number", "3 Nights", "count:night"),
+        ("number", "2", "number"),
+        ("date", "March 5th", "date"),
+    ],
+)
+def test_count_kind_is_the_numbers_unit(kind: str, text: str, expected: str) -> None:
+    assert count_kind(kind, text) == expected
+
+
 def test_numbered_variant_labels_lines_with_turn_ids() -> None:
     numbered = get_method("turning_point_numbered").compress(Source(OFFERED, key="k"), 0.5)
     lines = numbered.text.splitlines()
@@ -324,6 +361,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point",
         "turning_point_bare",
         "turning_point_confirmed",
+        "turning_point_counted",
         "turning_point_cued",
         "turning_point_filled",
         "turning_point_framed",

@@ -24,7 +24,7 @@ _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
-_UNITS = (
+UNITS = (
     r"(?:dollars|bucks|people|persons?|tickets?|rooms?|nights?|days?|seats?|stars?|"
     r"bedrooms?|baths?|adults?|passengers?)\b"
 )
@@ -46,8 +46,8 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "number": re.compile(
-        rf"(?:\$\s?)?\b\d+(?:[.,]\d+)*\b(?:\s?{_UNITS})?"
-        rf"|\b(?:{_NUM_WORDS})\s?{_UNITS}|(?<=\bfor )(?:{_NUM_WORDS})\b",
+        rf"(?:\$\s?)?\b\d+(?:[.,]\d+)*\b(?:\s?{UNITS})?"
+        rf"|\b(?:{_NUM_WORDS})\s?{UNITS}|(?<=\bfor )(?:{_NUM_WORDS})\b",
         re.IGNORECASE,
     ),
 }

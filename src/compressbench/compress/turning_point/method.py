@@ -55,9 +55,10 @@ fill_share:
     the fill gets what the values leave). Recorded when non-zero.
 
 state:
-    ``none`` (default) or ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
-    the dialogue's last mention of each changed time, date or schema-slot kind (:mod:`.state`;
-    a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
+    ``none`` (default), ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
+    the dialogue's last mention of each changed time, date or schema-slot kind, or ``counted``:
+    those and each unit's count ("4 people"; :mod:`.state`; a labelled rendering variant, its
+    tokens within the budget). Recorded when not ``none``.
 
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment

@@ -16,54 +16,101 @@ gold value for 72 of 78 times, 31 of 37 dates, 41 of 42 schema slots, 16 of 38 n
 Kinds are listed in the order of their last mention, each value in its own words (the last
 mention's text as written). The line is not verbatim dialogue text, so a method using it is a
 rendering variant, reported apart from pure selection.
+
+``counted`` is ``latest`` with counts too: a number written with its unit ("4 people", "2
+tickets", "$850", "3 nights") is a kind of its own per unit, so the line lists the last count
+of each unit that changed; a bare number ("for 2") still spans many slots and is left out.
+
+    LATEST: time 9:40 am; 4 people; amount $850
+
+Tuned on SGD train and dev only (``python benchmarks/tp_state_line.py``): on SGD dev 400's
+253 P2 events the ``counted`` line names the current value for 139 (``latest``: 122) and
+another text of its kind for 13 (13); on SGD train 1,500's 927 events 693 (443) and 19 (19).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Sequence
 
-from compressbench.compress.turning_point.features import mention_spans
+from compressbench.compress.turning_point.features import UNITS, mention_spans
 from compressbench.compress.turning_point.schema import KIND_PREFIX, Vocabulary
 from compressbench.corpora.model import Turn
 
 HEAD = "LATEST:"
+COUNT_PREFIX = "count:"  # a number with its unit: ``count:people``, ``count:amount``
+_UNIT = re.compile(rf"{UNITS}$", re.IGNORECASE)
+# a unit's kind: money is one ``amount``, persons are ``people``, a plural its singular
+_UNIT_KINDS = {"dollars": "amount", "bucks": "amount", "persons": "people", "person": "people"}
 
 
 def _tracked(kind: str) -> bool:
-    """Whether a mention kind names one slot (times, dates, a schema slot)."""
-    return kind in ("time", "date") or kind.startswith(KIND_PREFIX)
+    """Whether a mention kind names one slot (times, dates, a schema slot, a unit's count)."""
+    return kind in ("time", "date") or kind.startswith((KIND_PREFIX, COUNT_PREFIX))
 
 
 def _label(kind: str) -> str:
-    """``time``, ``date`` or a schema kind's slot name in words (``origin city``)."""
+    """``time``, ``date``, a schema kind's slot name in words (``origin city``), ``amount`` for
+    money; none for another count (its text says its unit: ``4 people``)."""
+    if kind.startswith(COUNT_PREFIX):
+        return "amount" if kind == f"{COUNT_PREFIX}amount" else ""
     return kind.rsplit(":", 1)[-1].replace("_", " ")
 
 
-def last_mentions(turns: Sequence[Turn], vocab: Vocabulary | None) -> dict[str, tuple[str, int]]:
+def count_kind(kind: str, text: str) -> str:
+    """A number mention's kind by its unit (``$850`` -> ``count:amount``, ``2 tickets`` ->
+    ``count:ticket``); any other mention (a bare number too) keeps ``kind``."""
+    if kind != "number":
+        return kind
+    if text.startswith("$"):
+        return f"{COUNT_PREFIX}amount"
+    unit = _UNIT.search(text)
+    if unit is None:
+        return kind
+    word = unit.group().lower()
+    return COUNT_PREFIX + _UNIT_KINDS.get(word, word if word == "people" else word.rstrip("s"))
+
+
+def last_mentions(
+    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool = False
+) -> dict[str, tuple[str, int]]:
     """Each mention kind of ``turns`` -> its last mention's text (as written) and the number of
-    distinct texts (lower-cased) the kind has, in the order of the kinds' last mentions."""
+    distinct texts (lower-cased) the kind has, in the order of the kinds' last mentions. With
+    ``counts``, a number with its unit is of its unit's kind (:func:`count_kind`)."""
     last: dict[str, str] = {}
     texts: dict[str, set[str]] = {}
     for t in turns:
-        for a, b, kind in mention_spans(t.text, vocab):
+        for a, b, found in mention_spans(t.text, vocab):
+            kind = count_kind(found, t.text[a:b]) if counts else found
             texts.setdefault(kind, set()).add(t.text[a:b].lower())
             last.pop(kind, None)  # re-inserted: the order is that of the last mentions
             last[kind] = t.text[a:b]
     return {k: (v, len(texts[k])) for k, v in last.items()}
 
 
-def _latest(turns: Sequence[Turn], vocab: Vocabulary | None) -> str:
-    """The ``latest`` state line of ``turns`` ("" when no tracked kind changed)."""
-    items = [
-        f"{_label(k)} {text}"
-        for k, (text, distinct) in last_mentions(turns, vocab).items()
+def line_entries(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool) -> dict[str, str]:
+    """The state line's entries, kind -> its last mention's text: every tracked kind with two
+    or more distinct texts, in the order of the kinds' last mentions."""
+    return {
+        k: text
+        for k, (text, distinct) in last_mentions(turns, vocab, counts).items()
         if _tracked(k) and distinct > 1
+    }
+
+
+def _latest(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool) -> str:
+    """The state line of ``turns`` ("" when no tracked kind changed)."""
+    items = [
+        f"{_label(k)} {text}".lstrip() for k, text in line_entries(turns, vocab, counts).items()
     ]
     return f"{HEAD} {'; '.join(items)}" if items else ""
 
 
-# ``state`` settings: ``none`` (default, no line) or ``latest`` (the line above)
+# ``state`` settings: ``none`` (default, no line), ``latest`` (times, dates, schema slots) or
+# ``counted`` (those and each unit's count)
 STATES: dict[str, Callable[[Sequence[Turn], Vocabulary | None], str]] = {
     "none": lambda turns, vocab: "",
-    "latest": _latest,
+    "latest": functools.partial(_latest, counts=False),
+    "counted": functools.partial(_latest, counts=True),
 }
