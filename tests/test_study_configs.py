@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from compressbench.cli import main
 from compressbench.config import load_params
 from compressbench.tpbench.pipeline_spec import PROBES, RETENTION
@@ -85,7 +87,7 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
     variants = ("turning_point_framed", "turning_point_query", "turning_point_filled")
-    assert {*variants, "turning_point_stated"} <= set(params.methods)
+    assert {*variants, "turning_point_stated", "turning_point_counted"} <= set(params.methods)
 
 
 def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
@@ -119,6 +121,7 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
         "turning_point",
         "turning_point_filled",
         "turning_point_stated",
+        "turning_point_counted",
     )
 
 
@@ -146,14 +149,18 @@ def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: 
     assert not any(m.startswith("turning_point") for m in params.method_params)  # the presets
 
 
-def test_the_stated_variant_is_read_on_the_pooled_samples(tmp_path: Path) -> None:
-    params = load_params(_apply(tmp_path, "tp31_stated.yaml"))
-    assert params.methods == (
-        "full_context",
-        "turning_point",
-        "turning_point_filled",
-        "turning_point_stated",
-    )
+@pytest.mark.parametrize(
+    ("config", "lines"),
+    [
+        ("tp31_stated.yaml", ("turning_point_stated",)),
+        ("tp31_counted.yaml", ("turning_point_stated", "turning_point_counted")),
+    ],
+)
+def test_the_state_line_variants_are_read_on_the_pooled_samples(
+    tmp_path: Path, config: str, lines: tuple[str, ...]
+) -> None:
+    params = load_params(_apply(tmp_path, config))
+    assert params.methods == ("full_context", "turning_point", "turning_point_filled", *lines)
     assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
     assert set(params.datasets) == {"sgd", "multiwoz"}
     assert not any(m.startswith("turning_point") for m in params.method_params)  # the presets
