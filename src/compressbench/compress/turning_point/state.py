@@ -25,7 +25,7 @@ of each unit that changed; a bare number ("for 2") still spans many slots and is
 
 Tuned on SGD train and dev only (``python benchmarks/tp_state_line.py``): on SGD dev 400's
 253 P2 events the ``counted`` line names the current value for 139 (``latest``: 122) and
-another text of its kind for 13 (13); on SGD train 1,500's 927 events 693 (443) and 19 (19).
+another text of its kind for 13 (13); on SGD train 1,500's 927 events 693 (443) and 21 (21).
 """
 
 from __future__ import annotations
