@@ -24,6 +24,7 @@ from compressbench.compress.registry import (
     method_entry,
 )
 from compressbench.compress.render import render
+from compressbench.compress.turning_point.state import HEAD as STATE_HEAD
 from compressbench.config import parse_params
 from compressbench.corpora.model import SYSTEM, USER, Turn
 from compressbench.errors import InputError
@@ -70,6 +71,15 @@ def no_prompt(text: str) -> ChatRequest:
     raise AssertionError("a text method never builds a prompt")
 
 
+def kept_lines(comp: Compression) -> tuple[list[str], str]:
+    """A span method's kept pieces, a line each, and its state line ("" when none: only a
+    state-line variant, whose record names its ``state``, ends with one)."""
+    lines = comp.kept_text.split("\n") if comp.kept_text else []
+    if "state" in comp.record.get("params", {}) and lines[-1:] and lines[-1].startswith(STATE_HEAD):
+        return lines[:-1], lines[-1]
+    return lines, ""
+
+
 def check_compression(name: str, comp: Compression, n: int, ratio: float) -> None:
     ids = [t.index for t in TURNS[:n]]
     assert list(comp.kept_ids) == sorted(set(comp.kept_ids)) and set(comp.kept_ids) <= set(ids)
@@ -77,7 +87,7 @@ def check_compression(name: str, comp: Compression, n: int, ratio: float) -> Non
     assert comp.record and json.loads(json.dumps(comp.record)) == comp.record
     if comp.budget_unit == "reader_tokens":  # a span method: verbatim pieces of kept turns
         assert comp.record["kept_tokens"] <= comp.budget
-        lines = comp.kept_text.split("\n") if comp.kept_text else []
+        lines, _ = kept_lines(comp)
         assert len(lines) == len(comp.kept_ids)
         for line, i in zip(lines, comp.kept_ids, strict=True):
             assert all(piece in TEXTS[i] for piece in line.split(" … "))
@@ -128,7 +138,9 @@ def test_every_registered_method_meets_the_contract(
                 assert cost.q == pytest.approx(int(cost.tokens_full * ratio) / cost.tokens_full)
         assert kept_counts == sorted(kept_counts)  # a larger ratio never keeps fewer units
     forced = method.compress(Source(TURNS, key=KEY, render="plain"), 0.5)
-    assert forced.render == "plain" and forced.text == " ".join(forced.kept_text.split("\n"))
+    pieces, state = kept_lines(forced)  # a state line stays a line of its own
+    assert forced.render == "plain"
+    assert forced.text == "\n".join(filter(None, (" ".join(pieces), state)))
 
 
 def test_every_published_method_is_registered() -> None:
