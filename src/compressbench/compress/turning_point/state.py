@@ -69,7 +69,7 @@ def count_kind(kind: str, text: str) -> str:
     if unit is None:
         return kind
     word = unit.group().lower()
-    return COUNT_PREFIX + _UNIT_KINDS.get(word, word if word == "people" else word.rstrip("s"))
+    return COUNT_PREFIX + _UNIT_KINDS.get(word, word.rstrip("s"))
 
 
 def last_mentions(

@@ -24,8 +24,8 @@ from typing import Any
 # the turns); ``turning_point_stated`` is ``turning_point_filled`` with the state line (the
 # last mention of each changed time, date or schema slot); ``turning_point_counted`` is
 # ``turning_point_stated`` whose line lists each unit's count too ("4 people", "$850");
-# ``turning_point_bare`` is the
-# r = 0.1 setting: bare values, no labels, a user's own revisions and late mentions weighed up.
+# ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
+# and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point": {},
     "turning_point_framed": {"frame": "revision"},
