@@ -91,13 +91,16 @@ def main(argv: list[str] | None = None) -> None:
             for a, b, k in mention_spans(t.text, vocab)
         ]
         last = last_mentions(d.turns, vocab, counts=True)  # kind -> (last text, distinct texts)
+        # each event's kinds: those of the mentions that hold its current value
+        held = [
+            (e, {k for k, text in found if survives(e.new_value, text, d.dataset)}) for e in events
+        ]
         for rule in RULES:
             entries = line_entries(d.turns, vocab, counts=rule == "counted")
-            for e in events:
-                kinds = {k for k, text in found if survives(e.new_value, text, d.dataset)}
+            for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
-        for e in events:
-            for k in {k for k, text in found if survives(e.new_value, text, d.dataset)}:
+        for e, kinds in held:
+            for k in kinds:
                 by_kind[_pooled(k), survives(e.new_value, last[k][0], d.dataset)] += 1
     print(f"SGD {args.splits}, first {args.dialogues} dialogues: {n_events} P2 events\n")
     print("| kind of the current value's mention | events | its kind's last mention is it |")

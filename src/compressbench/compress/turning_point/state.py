@@ -40,6 +40,7 @@ from compressbench.corpora.model import Turn
 
 HEAD = "LATEST:"
 COUNT_PREFIX = "count:"  # a number with its unit: ``count:people``, ``count:amount``
+_AMOUNT = f"{COUNT_PREFIX}amount"  # money, in any of its units
 _UNIT = re.compile(rf"{UNITS}$", re.IGNORECASE)
 # a unit's kind: money is one ``amount``, persons are ``people``, a plural its singular
 _UNIT_KINDS = {"dollars": "amount", "bucks": "amount", "persons": "people", "person": "people"}
@@ -54,7 +55,7 @@ def _label(kind: str) -> str:
     """``time``, ``date``, a schema kind's slot name in words (``origin city``), ``amount`` for
     money; none for another count (its text says its unit: ``4 people``)."""
     if kind.startswith(COUNT_PREFIX):
-        return "amount" if kind == f"{COUNT_PREFIX}amount" else ""
+        return "amount" if kind == _AMOUNT else ""
     return kind.rsplit(":", 1)[-1].replace("_", " ")
 
 
@@ -64,7 +65,7 @@ def count_kind(kind: str, text: str) -> str:
     if kind != "number":
         return kind
     if text.startswith("$"):
-        return f"{COUNT_PREFIX}amount"
+        return _AMOUNT
     unit = _UNIT.search(text)
     if unit is None:
         return kind
