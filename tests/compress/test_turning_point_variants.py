@@ -331,6 +331,29 @@ def test_counted_state_line_lists_each_units_last_count() -> None:
     assert count(counted.text) <= counted.record["budget"] == stated.record["budget"]
 
 
+def test_named_state_line_ends_with_the_users_last_names() -> None:
+    turns = (
+        Turn(0, USER, "A table at Tacolicious in San Jose on Friday at 6 pm."),
+        Turn(1, SYSTEM, "Tacolicious in San Jose at 6 pm?"),
+        Turn(2, USER, "No, make it Isushi in Castro Valley at 7 pm."),
+        Turn(3, SYSTEM, "Booked at Isushi in Castro Valley. Try Aziza next time."),
+    )
+    src = Source(turns, key="k")
+    named = get_method("turning_point_named").compress(src, 1.0)
+    counted = get_method("turning_point_counted").compress(src, 1.0)
+    # the user named two distinct places: the names of the user's last naming turn, after
+    # the counted line's entries; a system's later name (Aziza) is not the user's
+    assert named.text.splitlines()[-1] == "LATEST: time 7 pm; names Isushi, Castro Valley"
+    assert counted.text.splitlines()[-1] == "LATEST: time 7 pm"
+    assert named.record["params"]["state"] == "named"
+    count = reader_counter(None)
+    assert count(named.text) <= named.record["budget"] == counted.record["budget"]
+    # one name said once, never changed: no names entry
+    once = (Turn(0, USER, "A table at Tacolicious at 6 pm."), Turn(1, USER, "Make it 7 pm."))
+    line = get_method("turning_point_named").compress(Source(once, key="k"), 1.0).text
+    assert line.splitlines()[-1] == "LATEST: time 7 pm"
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
@@ -365,6 +388,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_cued",
         "turning_point_filled",
         "turning_point_framed",
+        "turning_point_named",
         "turning_point_numbered",
         "turning_point_query",
         "turning_point_replied",

@@ -56,9 +56,10 @@ fill_share:
 
 state:
     ``none`` (default), ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
-    the dialogue's last mention of each changed time, date or schema-slot kind, or ``counted``:
-    those and each unit's count ("4 people"; :mod:`.state`; a labelled rendering variant, its
-    tokens within the budget). Recorded when not ``none``.
+    the dialogue's last mention of each changed time, date or schema-slot kind, ``counted``:
+    those and each unit's count ("4 people"), or ``named``: those counts too and the names of
+    the user's last naming turn when a name changed (:mod:`.state`; a labelled rendering
+    variant, its tokens within the budget). Recorded when not ``none``.
 
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment

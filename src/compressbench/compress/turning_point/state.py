@@ -23,6 +23,16 @@ of each unit that changed; a bare number ("for 2") still spans many slots and is
 
     LATEST: time 9:40 am; 4 people; amount $850
 
+``named`` is ``counted`` with names too, by another rule, since a name's kind spans many slots:
+when the user says two or more distinct names over the dialogue (a name changed), the line ends
+with the names of the user's last turn that says any ("Actually, make it Isushi in Castro
+Valley" -> ``names Isushi, Castro Valley``). The user's last naming turn is where a revised
+name stands (SGD dev 400: it holds the current value of 27 of the 36 P2 events whose current
+value is a name the ``counted`` line misses, the superseded one of 1; SGD train 1,500: 39 of
+65, none superseded).
+
+    LATEST: time 9:40 am; names Isushi, Castro Valley
+
 Tuned on SGD train and dev only (``python benchmarks/tp_state_line.py``): on SGD dev 400's
 253 P2 events the ``counted`` line names the current value for 139 (``latest``: 122) and
 another text of its kind for 13 (13); on SGD train 1,500's 927 events 693 (443) and 21 (21).
@@ -51,9 +61,12 @@ def _tracked(kind: str) -> bool:
     return kind in ("time", "date") or kind.startswith((KIND_PREFIX, COUNT_PREFIX))
 
 
-def _label(kind: str) -> str:
+def _label(kind: str, text: str) -> str:
     """``time``, ``date``, a schema kind's slot name in words (``origin city``), ``amount`` for
-    money; none for another count (its text says its unit: ``4 people``)."""
+    money; none for another count (its text says its unit: ``4 people``); ``name`` or
+    ``names`` for the user's names."""
+    if kind == "name":
+        return "names" if ", " in text else "name"
     if kind.startswith(COUNT_PREFIX):
         return "amount" if kind == _AMOUNT else ""
     return kind.rsplit(":", 1)[-1].replace("_", " ")
@@ -90,28 +103,49 @@ def last_mentions(
     return {k: (v, len(texts[k])) for k, v in last.items()}
 
 
-def line_entries(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool) -> dict[str, str]:
-    """The state line's entries, kind -> its last mention's text: every tracked kind with two
-    or more distinct texts, in the order of the kinds' last mentions."""
-    return {
+def user_names(turns: Sequence[Turn], vocab: Vocabulary | None) -> list[str]:
+    """The names (as written) of the user's last turn that says any, when the user says two or
+    more distinct names over ``turns``; none otherwise."""
+    said = [
+        [t.text[a:b] for a, b, kind in mention_spans(t.text, vocab) if kind == "name"]
+        for t in turns
+        if t.speaker == "USER"
+    ]
+    said = [names for names in said if names]
+    distinct = {name.lower() for names in said for name in names}
+    return said[-1] if len(distinct) > 1 else []
+
+
+def line_entries(
+    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool = False
+) -> dict[str, str]:
+    """The state line's entries, kind -> its text: every tracked kind with two or more distinct
+    texts, its last mention, in the order of the kinds' last mentions; with ``names``, then
+    ``name`` -> the names of :func:`user_names` no other entry holds, joined by ", "."""
+    entries = {
         k: text
         for k, (text, distinct) in last_mentions(turns, vocab, counts).items()
         if _tracked(k) and distinct > 1
     }
+    listed = {text.lower() for text in entries.values()}
+    named = [n for n in user_names(turns, vocab) if n.lower() not in listed] if names else []
+    return {**entries, "name": ", ".join(dict.fromkeys(named))} if named else entries
 
 
-def _latest(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool) -> str:
+def _latest(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool) -> str:
     """The state line of ``turns`` ("" when no tracked kind changed)."""
     items = [
-        f"{_label(k)} {text}".lstrip() for k, text in line_entries(turns, vocab, counts).items()
+        f"{_label(k, text)} {text}".lstrip()
+        for k, text in line_entries(turns, vocab, counts, names).items()
     ]
     return f"{HEAD} {'; '.join(items)}" if items else ""
 
 
-# ``state`` settings: ``none`` (default, no line), ``latest`` (times, dates, schema slots) or
-# ``counted`` (those and each unit's count)
+# ``state`` settings: ``none`` (default, no line), ``latest`` (times, dates, schema slots),
+# ``counted`` (those and each unit's count) or ``named`` (those and the user's last names)
 STATES: dict[str, Callable[[Sequence[Turn], Vocabulary | None], str]] = {
     "none": lambda turns, vocab: "",
-    "latest": functools.partial(_latest, counts=False),
-    "counted": functools.partial(_latest, counts=True),
+    "latest": functools.partial(_latest, counts=False, names=False),
+    "counted": functools.partial(_latest, counts=True, names=False),
+    "named": functools.partial(_latest, counts=True, names=True),
 }

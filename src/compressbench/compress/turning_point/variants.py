@@ -24,6 +24,8 @@ from typing import Any
 # the turns); ``turning_point_stated`` is ``turning_point_filled`` with the state line (the
 # last mention of each changed time, date or schema slot); ``turning_point_counted`` is
 # ``turning_point_stated`` whose line lists each unit's count too ("4 people", "$850");
+# ``turning_point_named`` is ``turning_point_counted`` whose line ends with the names of the
+# user's last naming turn, when a name changed ("names Isushi, Castro Valley");
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -40,6 +42,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_numbered": {"fill": "frames", "labels": "turn"},
     "turning_point_stated": {"fill": "frames", "state": "latest"},
     "turning_point_counted": {"fill": "frames", "state": "counted"},
+    "turning_point_named": {"fill": "frames", "state": "named"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
