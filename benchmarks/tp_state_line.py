@@ -28,6 +28,7 @@ from compressbench.compress.turning_point.method import mention_vocabulary
 from compressbench.compress.turning_point.schema import KIND_PREFIX
 from compressbench.compress.turning_point.state import (
     COUNT_PREFIX,
+    LINE_RULES,
     count_kind,
     last_mentions,
     line_entries,
@@ -47,8 +48,6 @@ OUTCOMES = (
     "other kinds only",
     "no line",
 )
-# each line rule: its ``counts`` and ``names`` settings (compress/turning_point/state.py)
-RULES = {"latest": (False, False), "counted": (True, False), "named": (True, True)}
 
 
 def _pooled(kind: str) -> str:
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         held = [
             (e, {k for k, text in found if survives(e.new_value, text, d.dataset)}) for e in events
         ]
-        for rule, (counts, names) in RULES.items():
+        for rule, (counts, names) in LINE_RULES.items():
             entries = line_entries(d.turns, vocab, counts, names)
             for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
@@ -110,10 +109,10 @@ def main(argv: list[str] | None = None) -> None:
         n = by_kind[k, True] + by_kind[k, False]
         print(f"| {k} | {n} | {by_kind[k, True]} |")
     print()
-    print("| the line says | " + " | ".join(f"`{r}`" for r in RULES) + " |")
-    print("|---|" + "---|" * len(RULES))
+    print("| the line says | " + " | ".join(f"`{r}`" for r in LINE_RULES) + " |")
+    print("|---|" + "---|" * len(LINE_RULES))
     for o in OUTCOMES:
-        print(f"| {o} | " + " | ".join(str(lines[r, o]) for r in RULES) + " |")
+        print(f"| {o} | " + " | ".join(str(lines[r, o]) for r in LINE_RULES) + " |")
 
 
 if __name__ == "__main__":

@@ -141,11 +141,19 @@ def _latest(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names
     return f"{HEAD} {'; '.join(items)}" if items else ""
 
 
-# ``state`` settings: ``none`` (default, no line), ``latest`` (times, dates, schema slots),
-# ``counted`` (those and each unit's count) or ``named`` (those and the user's last names)
+# the line rules, each with its ``counts`` and ``names`` settings: ``latest`` (times, dates,
+# schema slots), ``counted`` (those and each unit's count), ``named`` (those and the user's
+# last names)
+LINE_RULES: dict[str, tuple[bool, bool]] = {
+    "latest": (False, False),
+    "counted": (True, False),
+    "named": (True, True),
+}
+# ``state`` settings: ``none`` (default, no line) or a line rule
 STATES: dict[str, Callable[[Sequence[Turn], Vocabulary | None], str]] = {
     "none": lambda turns, vocab: "",
-    "latest": functools.partial(_latest, counts=False, names=False),
-    "counted": functools.partial(_latest, counts=True, names=False),
-    "named": functools.partial(_latest, counts=True, names=True),
+    **{
+        rule: functools.partial(_latest, counts=counts, names=names)
+        for rule, (counts, names) in LINE_RULES.items()
+    },
 }
