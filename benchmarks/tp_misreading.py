@@ -25,7 +25,8 @@ Kinds of a wrong answer, first match wins:
 For the compressed method it also says how the update turn (the probe's origin turn) reached
 the reader: whole, cut to some of its pieces (the turn that frames the value partly lost), or
 not at all; and, for a method with a state line (``turning_point_stated``: a last line
-``LATEST: ...``), whether the line names the current value, over every P2 probe of the cell.
+``LATEST: ...``; ``turning_point_headed``: a first one), whether the line names the current
+value, over every P2 probe of the cell (a probe two seeds drew counts once).
 """
 
 from __future__ import annotations
@@ -121,18 +122,28 @@ def update_turn(probe: Row, context: Row) -> str:
     kept = list(context["kept_turn_ids"])
     if origin not in kept:
         return "dropped"
-    line = str(context["compressed_text_used"]).split("\n")[kept.index(origin)]
+    line = split_state(str(context["compressed_text_used"]))[0][kept.index(origin)]
     text = line.split(":", 1)[1].strip() if ":" in line else line.strip()
     return "whole" if text == probe["turns"][origin][1].strip() else "cut"
+
+
+def split_state(context_text: str) -> tuple[list[str], str]:
+    """A span method's context: its kept lines, and its state line ("" when none), which is
+    the last line or, for a variant that heads the context with it, the first."""
+    lines = context_text.split("\n")
+    for at in (-1, 0):
+        if lines[at].startswith(HEAD):
+            return lines[:at] if at else lines[1:], lines[at]
+    return lines, ""
 
 
 def state_line(score: Row, context_text: str) -> str:
     """Whether the context's state line names the current value: ``current value``, ``other
     values`` (a line without it) or ``no line``."""
-    last = context_text.rsplit("\n", 1)[-1]
-    if not last.startswith(HEAD):
+    line = split_state(context_text)[1]
+    if not line:
         return "no line"
-    named = value_occurs_in_text(score["gold"], last, dataset_key(score["dataset"]))
+    named = value_occurs_in_text(score["gold"], line, dataset_key(score["dataset"]))
     return "current value" if named else "other values"
 
 

@@ -83,9 +83,14 @@ def test_the_turning_point_studies_state_their_samples_and_variants(tmp_path: Pa
     assert dev.datasets == ("sgd_dev",) and dev.seeds == (42,)  # tuning: never SGD test
 
 
-def test_the_named_line_is_tuned_on_two_dev_samples(tmp_path: Path) -> None:
-    params = load_params(_apply(tmp_path, "tp31_dev_named.yaml"))
-    assert params.methods == ("full_context", "turning_point_counted", "turning_point_named")
+def test_the_line_changes_are_tuned_on_two_dev_samples(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_lines.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point_counted",
+        "turning_point_named",
+        "turning_point_headed",
+    )
     assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43)  # never SGD test
     assert params.corpus("sgd_dev").splits == ("dev",)
     assert PROBES.of(params) == ("P2",) and params.ratios == (0.3,) and params.n_per_cell == 100

@@ -71,12 +71,19 @@ def no_prompt(text: str) -> ChatRequest:
     raise AssertionError("a text method never builds a prompt")
 
 
+def state_first(comp: Compression) -> bool:
+    """Whether a state-line variant's record puts its line before the pieces."""
+    return comp.record.get("params", {}).get("state_at") == "start"
+
+
 def kept_lines(comp: Compression) -> tuple[list[str], str]:
     """A span method's kept pieces, a line each, and its state line ("" when none: only a
-    state-line variant, whose record names its ``state``, ends with one)."""
+    state-line variant, whose record names its ``state``, has one: last, or first where the
+    record's ``state_at`` says ``start``)."""
     lines = comp.kept_text.split("\n") if comp.kept_text else []
-    if "state" in comp.record.get("params", {}) and lines[-1:] and lines[-1].startswith(STATE_HEAD):
-        return lines[:-1], lines[-1]
+    at = 0 if state_first(comp) else -1
+    if "state" in comp.record.get("params", {}) and lines and lines[at].startswith(STATE_HEAD):
+        return lines[1:] if at == 0 else lines[:-1], lines[at]
     return lines, ""
 
 
@@ -140,7 +147,10 @@ def test_every_registered_method_meets_the_contract(
     forced = method.compress(Source(TURNS, key=KEY, render="plain"), 0.5)
     pieces, state = kept_lines(forced)  # a state line stays a line of its own
     assert forced.render == "plain"
-    assert forced.text == "\n".join(filter(None, (" ".join(pieces), state)))
+    parts = (" ".join(pieces), state)
+    if state_first(forced):
+        parts = parts[::-1]
+    assert forced.text == "\n".join(filter(None, parts))
 
 
 def test_every_published_method_is_registered() -> None:

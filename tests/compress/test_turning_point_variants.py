@@ -354,6 +354,28 @@ def test_named_state_line_ends_with_the_users_last_names() -> None:
     assert line.splitlines()[-1] == "LATEST: time 7 pm"
 
 
+def test_headed_variant_puts_the_counted_line_before_the_same_pieces() -> None:
+    turns = (
+        Turn(0, USER, "2 tickets for Friday at 6 pm, please."),
+        Turn(1, SYSTEM, "2 tickets on Friday at 6 pm?"),
+        Turn(2, USER, "Make it 3 tickets at 7 pm."),
+    )
+    src = Source(turns, key="k")
+    for ratio in (0.5, 1.0):
+        headed = get_method("turning_point_headed").compress(src, ratio)
+        counted = get_method("turning_point_counted").compress(src, ratio)
+        line, *pieces = headed.text.splitlines()
+        # the same line and the same pieces in the same budget: only the line's place moves
+        assert line == counted.text.splitlines()[-1] == "LATEST: 3 tickets; time 7 pm"
+        assert pieces == counted.text.splitlines()[:-1]
+        assert headed.kept_text.startswith(line)  # what the reader sees is searched
+        assert headed.record["budget"] == counted.record["budget"]
+        assert headed.record["params"]["state_at"] == "start"
+        assert "state_at" not in counted.record["params"]
+    with pytest.raises(ValueError, match="state_at must be one of end, start"):
+        get_method("turning_point_counted", {"state_at": "middle"})
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
@@ -388,6 +410,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_cued",
         "turning_point_filled",
         "turning_point_framed",
+        "turning_point_headed",
         "turning_point_named",
         "turning_point_numbered",
         "turning_point_query",
@@ -597,6 +620,12 @@ def test_misreading_reads_the_state_line_of_a_stated_context() -> None:
     assert state_line(row, stated) == "current value"
     assert state_line({**row, "gold": "9:45 am"}, stated) == "other values"
     assert state_line(row, filled) == "no line"
+    # a headed context: the line is found first, and the update turn among the pieces after it
+    headed = get_method("turning_point_headed").compress(Source(OFFERED, key="k"), 0.5).text
+    assert state_line(row, headed) == "current value"
+    pieces, line = _misreading().split_state(headed)
+    assert line == headed.splitlines()[0] and pieces == headed.splitlines()[1:]
+    assert _misreading().split_state(filled) == (filled.split("\n"), "")
 
 
 def test_bare_values_keep_goal_and_value_together_more_often_at_r_01(corpora_dir: Path) -> None:

@@ -61,6 +61,10 @@ state:
     the user's last naming turn when a name changed (:mod:`.state`; a labelled rendering
     variant, its tokens within the budget). Recorded when not ``none``.
 
+state_at:
+    where the state line goes: ``end`` (default, after the kept pieces) or ``start`` (before
+    them). Recorded when not ``end``.
+
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
@@ -151,6 +155,16 @@ def render_segments(
     return "\n".join(f"{label(s)} {text}".lstrip() for s, text in lines), retained
 
 
+# where the state line goes: after the kept pieces (default) or before them
+STATE_PLACES = ("end", "start")
+
+
+def _place(text: str, line: str, at: str) -> str:
+    """``text`` with the state ``line`` (none when "") after it (``end``) or before it."""
+    parts = (text, line) if at == "end" else (line, text)
+    return "\n".join(t for t in parts if t)
+
+
 def _adjacent(a: Segment, b: Segment) -> bool:
     return a.end <= b.start and b.start - a.end <= 1 and a.pos == b.pos
 
@@ -210,6 +224,7 @@ class TurningPointMethod(TextMethod):
     fill: str = "latest"
     fill_share: float = 0.0
     state: str = "none"
+    state_at: str = "end"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -221,6 +236,7 @@ class TurningPointMethod(TextMethod):
         "query": QUERY_MODES,
         "fill": FILLS,
         "state": tuple(STATES),
+        "state_at": STATE_PLACES,
     }
     # the parameters that name files it reads (``schema``: a comma-separated list)
     PATH_PARAMS: ClassVar[tuple[str, ...]] = ("tokenizer", "scorer", "schema")
@@ -284,6 +300,8 @@ class TurningPointMethod(TextMethod):
             out["fill_share"] = self.fill_share
         if self.state != "none":
             out["state"] = self.state
+        if self.state_at != "end":
+            out["state_at"] = self.state_at
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
@@ -316,7 +334,8 @@ class TurningPointMethod(TextMethod):
             same_turn = any(segs[j].pos == segs[i].pos for j in chosen)
             return seg_tokens[i] + (1 if same_turn else opener[segs[i].pos])
 
-        # the state line (a rendering variant) goes last; its tokens come off the budget first
+        # the state line (a rendering variant) goes last (or first); its tokens come off the
+        # budget first
         line = STATES[self.state](turns, mention_vocabulary(self.scorer, self.schema))
         line_cost = count(line) + 1 if line else 0
         if line_cost >= budget:  # no room for the pieces beside it: no line
@@ -326,9 +345,7 @@ class TurningPointMethod(TextMethod):
 
         def rendered(kept: Sequence[int]) -> tuple[str, str]:
             text, retained = render_segments([segs[i] for i in kept], style, self.labels)
-            return "\n".join(t for t in (text, line) if t), "\n".join(
-                t for t in (retained, line) if t
-            )
+            return _place(text, line, self.state_at), _place(retained, line, self.state_at)
 
         text, retained = rendered(kept)
         drop = drop_order(cands, kept)
