@@ -87,6 +87,7 @@ def test_the_line_changes_are_tuned_on_two_dev_samples(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_dev_lines.yaml"))
     assert params.methods == (
         "full_context",
+        "turning_point_filled",
         "turning_point_counted",
         "turning_point_named",
         "turning_point_headed",
