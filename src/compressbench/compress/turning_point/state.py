@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 
 from compressbench.compress.turning_point.features import UNITS, mention_spans
 from compressbench.compress.turning_point.schema import KIND_PREFIX, Vocabulary
-from compressbench.corpora.model import Turn
+from compressbench.corpora.model import USER, Turn
 
 HEAD = "LATEST:"
 COUNT_PREFIX = "count:"  # a number with its unit: ``count:people``, ``count:amount``
@@ -109,7 +109,7 @@ def user_names(turns: Sequence[Turn], vocab: Vocabulary | None) -> list[str]:
     said = [
         [t.text[a:b] for a, b, kind in mention_spans(t.text, vocab) if kind == "name"]
         for t in turns
-        if t.speaker == "USER"
+        if t.speaker == USER
     ]
     said = [names for names in said if names]
     distinct = {name.lower() for names in said for name in names}
