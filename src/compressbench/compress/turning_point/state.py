@@ -117,7 +117,7 @@ def user_names(turns: Sequence[Turn], vocab: Vocabulary | None) -> list[str]:
 
 
 def line_entries(
-    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool = False
+    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool
 ) -> dict[str, str]:
     """The state line's entries, kind -> its text: every tracked kind with two or more distinct
     texts, its last mention, in the order of the kinds' last mentions; with ``names``, then
