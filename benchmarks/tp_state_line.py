@@ -10,7 +10,7 @@ its kind, the current value only in another kind's entry, another text of its ki
 misleading entry), the superseded value, other kinds only, or no line.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
-        [--dialogues 400]
+        [--dialogues 400] [--dates whole]
 
 Prints one markdown row per mention kind (schema kinds pooled as ``schema``, counts as
 ``count``), then one row per line rule.
@@ -23,8 +23,8 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
-from compressbench.compress.turning_point.features import mention_spans
-from compressbench.compress.turning_point.method import mention_vocabulary
+from compressbench.compress.turning_point.features import DATE_RULES, mention_spans
+from compressbench.compress.turning_point.method import mention_rules
 from compressbench.compress.turning_point.schema import KIND_PREFIX
 from compressbench.compress.turning_point.state import (
     COUNT_PREFIX,
@@ -74,8 +74,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--path", default=str(SGD))
     ap.add_argument("--splits", default="dev")
     ap.add_argument("--dialogues", type=int, default=400, help="first N (corpus order)")
+    ap.add_argument("--dates", choices=tuple(DATE_RULES), default="in_names", help="date rule")
     args = ap.parse_args(argv)
-    vocab = mention_vocabulary(None, None)  # the packaged scorer's lexicon, as the method reads it
+    # the packaged scorer's lexicon, as the method reads it
+    rules = mention_rules(None, None, args.dates)
     dialogues = itertools.islice(load_sgd(args.path, args.splits.split(",")), args.dialogues)
     by_kind: Counter[tuple[str, bool]] = Counter()
     lines: Counter[tuple[str, str]] = Counter()
@@ -88,15 +90,15 @@ def main(argv: list[str] | None = None) -> None:
         found = [
             (count_kind(k, t.text[a:b]), t.text[a:b])
             for t in d.turns
-            for a, b, k in mention_spans(t.text, vocab)
+            for a, b, k in mention_spans(t.text, rules)
         ]
-        last = last_mentions(d.turns, vocab, counts=True)  # kind -> (last text, distinct texts)
+        last = last_mentions(d.turns, rules, counts=True)  # kind -> (last text, distinct texts)
         # each event's kinds: those of the mentions that hold its current value
         held = [
             (e, {k for k, text in found if survives(e.new_value, text, d.dataset)}) for e in events
         ]
         for rule, (counts, names) in LINE_RULES.items():
-            entries = line_entries(d.turns, vocab, counts, names)
+            entries = line_entries(d.turns, rules, counts, names)
             for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
         for e, kinds in held:

@@ -97,6 +97,14 @@ def test_the_line_changes_are_tuned_on_two_dev_samples(tmp_path: Path) -> None:
     assert PROBES.of(params) == ("P2",) and params.ratios == (0.3,) and params.n_per_cell == 100
 
 
+def test_the_date_rule_is_tuned_on_four_dev_samples(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_dates.yaml"))
+    assert params.methods == ("full_context", "turning_point_counted", "turning_point_dated")
+    assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
+    assert params.corpus("sgd_dev").splits == ("dev",)
+    assert PROBES.of(params) == ("P2",) and params.ratios == (0.3,) and params.n_per_cell == 100
+
+
 def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)

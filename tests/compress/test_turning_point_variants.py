@@ -18,6 +18,7 @@ import pytest
 from compressbench.compress.method import Source
 from compressbench.compress.reader_tokens import reader_counter
 from compressbench.compress.registry import get_method
+from compressbench.compress.turning_point.features import PLAIN, MentionRules, mention_spans
 from compressbench.compress.turning_point.method import TurningPointMethod
 from compressbench.compress.turning_point.segments import Segment, turn_spans
 from compressbench.compress.turning_point.select import Candidate
@@ -377,6 +378,68 @@ def test_headed_variant_puts_the_counted_line_before_the_same_pieces() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "first", "whole"),
+    [
+        # a capitalised run reads on through "on" into the month: no date by the first rules
+        (
+            "So that would be a reservation at 71 Saint Peter on March 5th.",
+            [("71", "number"), ("Saint Peter on March", "name")],
+            [("71", "number"), ("Saint Peter", "name"), ("March 5th", "date")],
+        ),
+        # the run resumes after the date; a date keeps its year
+        (
+            "Next Tuesday at YVR International Airport",
+            [("Next Tuesday at YVR International Airport", "name")],
+            [("Next Tuesday", "date"), ("YVR International Airport", "name")],
+        ),
+        (
+            "Flying to Seattle on March 7th 2019 at 5 pm.",
+            [("Seattle on March", "name"), ("2019", "number"), ("5 pm", "time")],
+            [("Seattle", "name"), ("March 7th 2019", "date"), ("5 pm", "time")],
+        ),
+        (
+            "Until March 13th, 2019.",
+            [("Until March", "name"), ("2019", "number")],
+            [("March 13th, 2019", "date")],
+        ),
+        # no date beside the run: the same mentions by both rules
+        (
+            "Bank of America and Wells Fargo",
+            [("Bank of America and Wells Fargo", "name")],
+            [("Bank of America and Wells Fargo", "name")],
+        ),
+    ],
+)
+def test_whole_dates_are_found_before_names(
+    text: str, first: list[tuple[str, str]], whole: list[tuple[str, str]]
+) -> None:
+    def found(rules: MentionRules) -> list[tuple[str, str]]:
+        return [(text[a:b], kind) for a, b, kind in mention_spans(text, rules)]
+
+    assert found(PLAIN) == first  # the default keeps the first rules (a documented quirk)
+    assert found(MentionRules(dates="whole")) == whole
+
+
+def test_dated_variant_lists_the_date_a_system_confirms_beside_a_name() -> None:
+    turns = (
+        Turn(0, USER, "A table at 71 Saint Peter on the 2nd, please."),
+        Turn(1, SYSTEM, "At 71 Saint Peter on March 2nd?"),
+        Turn(2, USER, "On second thought, make it the 5th."),
+        Turn(3, SYSTEM, "So that would be a reservation at 71 Saint Peter on March 5th."),
+    )
+    src = Source(turns, key="k")
+    dated = get_method("turning_point_dated").compress(src, 1.0)
+    counted = get_method("turning_point_counted").compress(src, 1.0)
+    # by the first rules the system's dates hide in the name "Saint Peter on March"
+    assert dated.text.splitlines()[-1] == "LATEST: date March 5th"
+    assert counted.text.splitlines()[-1] == "LATEST: date 5th"
+    assert dated.record["params"]["dates"] == "whole"
+    assert "dates" not in counted.record["params"]
+    with pytest.raises(ValueError, match="dates must be one of in_names, whole"):
+        get_method("turning_point_counted", {"dates": "some"})
+
+
+@pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
         ("number", "$1,760", "count:amount"),
@@ -408,6 +471,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_confirmed",
         "turning_point_counted",
         "turning_point_cued",
+        "turning_point_dated",
         "turning_point_filled",
         "turning_point_framed",
         "turning_point_headed",

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressbench.compress.method import TURN_BUDGET_UNIT, Method, ReaderHook, Source
+from compressbench.compress.press_method import PressMethod
 from compressbench.compress.registry import get_method
 from compressbench.compress.token_budget import with_budget_unit
 from compressbench.corpora.model import Dialogue
@@ -79,11 +80,10 @@ def share_presses(
     if shared is None:
         return
     for method in methods:
-        job = getattr(method, "press_job", None)
-        if job is None:
+        if not isinstance(method, PressMethod):  # only a press has a job to share
             continue
         for r in ratios:
-            key, press_job = job(r)
+            key, press_job = method.press_job(r)
             if press_job is not None:
                 shared.register(key, press_job)
 

@@ -29,6 +29,11 @@ UNITS = (
     r"bedrooms?|baths?|adults?|passengers?)\b"
 )
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_DATE = (
+    rf"\b(?:(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)"
+    rf"(?: of (?:{_MONTHS}|this month|next month))?|(?:next |this )?(?:{_DAYS})"
+    r"|today|tonight|tomorrow|day after tomorrow|this weekend|next week(?:end)?)"
+)
 
 VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     "time": re.compile(
@@ -39,12 +44,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?: in the (?:morning|afternoon|evening|night))?",
         re.IGNORECASE,
     ),
-    "date": re.compile(
-        rf"\b(?:(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)"
-        rf"(?: of (?:{_MONTHS}|this month|next month))?|(?:next |this )?(?:{_DAYS})"
-        r"|today|tonight|tomorrow|day after tomorrow|this weekend|next week(?:end)?)\b",
-        re.IGNORECASE,
-    ),
+    "date": re.compile(_DATE + r"\b", re.IGNORECASE),
     "number": re.compile(
         rf"(?:\$\s?)?\b\d+(?:[.,]\d+)*\b(?:\s?{UNITS})?"
         rf"|\b(?:{_NUM_WORDS})\s?{UNITS}|(?<=\bfor )(?:{_NUM_WORDS})\b",
@@ -64,6 +64,17 @@ _NOT_NAMES = frozenset(
     )
 )
 
+# the ``dates`` rules, each -> (its date pattern, whether a name run is cut where a date or a
+# time starts): ``in_names`` (the first rules, the default: a capitalised run reads on through
+# "on", "at", "of" into a month, "Seattle on March 7th" -> the name "Seattle on March" and no
+# date; a date stops before its year) and ``whole`` (a name stops where a date or a time starts
+# and resumes after it, "Seattle" and "March 7th"; a date keeps its year, "March 7th 2019")
+DATE_RULES: dict[str, tuple[re.Pattern[str], bool]] = {
+    "in_names": (VALUE_PATTERNS["date"], False),
+    "whole": (re.compile(_DATE + r"(?:,? (?:19|20)\d\d)?\b", re.IGNORECASE), True),
+}
+_CONNECTOR_TAIL = re.compile(r"(?:\s+(?:of|the|and|de|on|at|&))*[\s,.]*$")
+
 REVISION = re.compile(
     r"\b(?:actually|instead|rather|change|changed|changing|switch|make it|make that|"
     r"how about|what about|prefer|not|no|wrong|mistake|correction|update|modify|"
@@ -79,6 +90,18 @@ CONFIRM = re.compile(
 ACCEPT = re.compile(
     r"\b(?:yes|yeah|yep|correct|that works|sounds good|that's right|perfect)\b", re.IGNORECASE
 )
+
+
+@dataclass(frozen=True)
+class MentionRules:
+    """What finds mentions besides the text patterns: a schema ``vocab`` (its terms are
+    mentions too; None: the patterns alone) and the ``dates`` rule (:data:`DATE_RULES`)."""
+
+    vocab: Vocabulary | None = None
+    dates: str = "in_names"
+
+
+PLAIN = MentionRules()  # the patterns alone, by the first rules
 
 
 @dataclass(frozen=True)
@@ -103,21 +126,45 @@ def name_span(run: str) -> tuple[int, int] | None:
 _SENTENCE_START = re.compile(r"(?:^|[.?!:]\s+)$")
 
 
+def _outside(runs: list[tuple[int, int]], cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of each run that no ``cuts`` span covers."""
+    out = []
+    for a, b in runs:
+        at = a
+        for x, y in sorted(c for c in cuts if c[0] < b and c[1] > a):
+            if x > at:
+                out.append((at, x))
+            at = max(at, y)
+        if at < b:
+            out.append((at, b))
+    return out
+
+
 @functools.lru_cache(maxsize=4096)
-def mention_spans(text: str, vocab: Vocabulary | None = None) -> tuple[tuple[int, int, str], ...]:
+def mention_spans(text: str, rules: MentionRules = PLAIN) -> tuple[tuple[int, int, str], ...]:
     """``(start, end, kind)`` of every value-like span of ``text``, in order; a number inside
     a time or a date is not a mention of its own, nor is a lone capitalised word that opens a
-    sentence ("Reservation is made"). With a schema ``vocab``, its terms are mentions too."""
+    sentence ("Reservation is made"). With a schema vocabulary, its terms are mentions too;
+    ``rules.dates`` says how dates are read (:data:`DATE_RULES`)."""
     spans: list[tuple[int, int, str]] = []
+    vocab = rules.vocab
     if vocab is not None:
         spans += [(m.start(), m.end(), vocab.kind(m.group())) for m in vocab.pattern.finditer(text)]
-    for kind, pattern in VALUE_PATTERNS.items():
+    date_pattern, cut_names = DATE_RULES[rules.dates]
+    for kind, pattern in {**VALUE_PATTERNS, "date": date_pattern}.items():
         spans += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
-    for m in _NAME.finditer(text):
-        found = name_span(m.group())
+    runs = [(m.start(), m.end()) for m in _NAME.finditer(text)]
+    if cut_names:
+        runs = _outside(runs, [(a, b) for a, b, k in spans if k in ("date", "time")])
+    for run_start, run_end in runs:
+        found = name_span(text[run_start:run_end])
         if found is None:
             continue
-        start, end = m.start() + found[0], m.start() + found[1]
+        start, end = run_start + found[0], run_start + found[1]
+        if cut_names:  # a cut run may end in its connector ("Seattle on")
+            end = start + len(_CONNECTOR_TAIL.sub("", text[start:end]))
+            if end <= start:
+                continue
         if " " not in text[start:end] and _SENTENCE_START.search(text[:start]):
             continue
         spans.append((start, end, "name"))
@@ -129,9 +176,9 @@ def mention_spans(text: str, vocab: Vocabulary | None = None) -> tuple[tuple[int
     return tuple(kept)
 
 
-def mentions(text: str, vocab: Vocabulary | None = None) -> list[Mention]:
+def mentions(text: str, rules: MentionRules = PLAIN) -> list[Mention]:
     """Every value-like span of ``text`` as a :class:`Mention` (see :func:`mention_spans`)."""
-    return [Mention(kind, text[a:b].lower()) for a, b, kind in mention_spans(text, vocab)]
+    return [Mention(kind, text[a:b].lower()) for a, b, kind in mention_spans(text, rules)]
 
 
 def cues(text: str) -> tuple[bool, bool, bool]:

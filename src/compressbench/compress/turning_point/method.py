@@ -65,6 +65,13 @@ state_at:
     where the state line goes: ``end`` (default, after the kept pieces) or ``start`` (before
     them). Recorded when not ``end``.
 
+dates:
+    how dates are found (:data:`.features.DATE_RULES`): ``in_names`` (default, the first
+    rules: a capitalised run reads on into a month, "Seattle on March 7th" gives the name
+    "Seattle on March" and no date, and a date stops before its year) or ``whole`` (a
+    labelled variant: a name stops where a date or a time starts, and a date keeps its year:
+    "Seattle", "March 7th 2019"). Recorded when not ``in_names``.
+
 frame:
     ``piece`` (default): a value-bearing segment is kept alone; ``lead``: it brings the segment
     just before it in its turn ("No, change the name" before "to Joseph."); ``turn``: the rest
@@ -101,8 +108,9 @@ from compressbench.compress.method import Compression, Source
 from compressbench.compress.reader_tokens import dialogue_token_budget, reader_counter
 from compressbench.compress.render import render_style
 from compressbench.compress.text_method import TextMethod
+from compressbench.compress.turning_point.features import DATE_RULES, MentionRules
 from compressbench.compress.turning_point.query import QUERY_MODES, kind_weight, question_kind
-from compressbench.compress.turning_point.schema import Vocabulary, load_vocabulary, merged
+from compressbench.compress.turning_point.schema import load_vocabulary, merged
 from compressbench.compress.turning_point.scorer import load_scorer, located_mentions
 from compressbench.compress.turning_point.segments import (
     FINE_UNITS,
@@ -170,9 +178,11 @@ def _adjacent(a: Segment, b: Segment) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def mention_vocabulary(scorer_path: str | None, schema: str | None) -> Vocabulary | None:
-    """The mention vocabulary: the scorer's lexicon, with ``schema``'s terms when named."""
-    return merged(load_scorer(scorer_path).vocabulary, load_vocabulary(schema) if schema else None)
+def mention_rules(scorer_path: str | None, schema: str | None, dates: str) -> MentionRules:
+    """The mention rules: the scorer's lexicon, with ``schema``'s terms when named, and the
+    ``dates`` rule."""
+    vocab = merged(load_scorer(scorer_path).vocabulary, load_vocabulary(schema) if schema else None)
+    return MentionRules(vocab, dates)
 
 
 @functools.lru_cache(maxsize=64)
@@ -186,12 +196,13 @@ def _plan(
     recency: float,
     frame: str,
     revised: float,
+    dates: str,
     wanted: str | None,
 ) -> tuple[list[Segment], list[Candidate]]:
     turns = [Turn(i, speaker, text) for i, speaker, text in key]  # texts only: no state
-    vocab = mention_vocabulary(scorer_path, schema)
+    rules = mention_rules(scorer_path, schema, dates)
     scorer = load_scorer(scorer_path)
-    segs = segment_dialogue(turns, units=units, vocab=vocab)
+    segs = segment_dialogue(turns, units=units, rules=rules)
     located = [
         (
             loc.seg,
@@ -199,7 +210,7 @@ def _plan(
             loc.mention.text,
             scorer.p(loc.x) * kind_weight(loc.mention.kind, wanted),
         )
-        for loc in located_mentions(segs, len(turns), vocab)
+        for loc in located_mentions(segs, len(turns), rules)
     ]
     return segs, candidates(segs, located, cue, revisions, recency, frame, revised)
 
@@ -225,6 +236,7 @@ class TurningPointMethod(TextMethod):
     fill_share: float = 0.0
     state: str = "none"
     state_at: str = "end"
+    dates: str = "in_names"
 
     family = "span_selector"
     budget_unit = READER_TOKENS
@@ -237,6 +249,7 @@ class TurningPointMethod(TextMethod):
         "fill": FILLS,
         "state": tuple(STATES),
         "state_at": STATE_PLACES,
+        "dates": tuple(DATE_RULES),
     }
     # the parameters that name files it reads (``schema``: a comma-separated list)
     PATH_PARAMS: ClassVar[tuple[str, ...]] = ("tokenizer", "scorer", "schema")
@@ -269,6 +282,7 @@ class TurningPointMethod(TextMethod):
             self.recency,
             self.frame,
             self.revised,
+            self.dates,
             wanted,
         )
 
@@ -302,6 +316,8 @@ class TurningPointMethod(TextMethod):
             out["state"] = self.state
         if self.state_at != "end":
             out["state_at"] = self.state_at
+        if self.dates != "in_names":
+            out["dates"] = self.dates
         return out
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a frozen, hashable dataclass
@@ -336,7 +352,7 @@ class TurningPointMethod(TextMethod):
 
         # the state line (a rendering variant) goes last (or first); its tokens come off the
         # budget first
-        line = STATES[self.state](turns, mention_vocabulary(self.scorer, self.schema))
+        line = STATES[self.state](turns, mention_rules(self.scorer, self.schema, self.dates))
         line_cost = count(line) + 1 if line else 0
         if line_cost >= budget:  # no room for the pieces beside it: no line
             line, line_cost = "", 0

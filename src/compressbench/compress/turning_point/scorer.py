@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compressbench.compress.turning_point.features import ACCEPT, Mention, cues, mentions
+from compressbench.compress.turning_point.features import (
+    ACCEPT,
+    PLAIN,
+    Mention,
+    MentionRules,
+    cues,
+    mentions,
+)
 from compressbench.compress.turning_point.schema import Vocabulary, vocabulary_of
 from compressbench.compress.turning_point.segments import Segment
 from compressbench.corpora.model import USER
@@ -101,11 +108,11 @@ class Located:
 
 
 def located_mentions(
-    segs: Sequence[Segment], n_turns: int, vocab: Vocabulary | None = None
+    segs: Sequence[Segment], n_turns: int, rules: MentionRules = PLAIN
 ) -> list[Located]:
     """Every mention of every segment with its features (see :data:`FEATURES`); schema terms
-    (``vocab``) have no kind feature of their own."""
-    per_seg = [mentions(s.text, vocab) for s in segs]
+    (``rules.vocab``) have no kind feature of their own."""
+    per_seg = [mentions(s.text, rules) for s in segs]
     flat = [(i, m) for i, ms in enumerate(per_seg) for m in ms]
     # per mention: later distinct texts of its kind, later / earlier same text (one pass each way)
     later_kind: list[set[str]] = []
@@ -126,7 +133,7 @@ def located_mentions(
     for s in segs:
         turn_texts.setdefault(s.pos, []).append(s.text)
     by_pos = {pos: " ".join(texts) for pos, texts in turn_texts.items()}
-    kinds_by_pos = {pos: {m.kind for m in mentions(text, vocab)} for pos, text in by_pos.items()}
+    kinds_by_pos = {pos: {m.kind for m in mentions(text, rules)} for pos, text in by_pos.items()}
     seg_cues = [cues(s.text) for s in segs]
     out = []
     for n, (i, m) in enumerate(flat):

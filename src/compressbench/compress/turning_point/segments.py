@@ -22,8 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compressbench.compress.turning_point.features import mention_spans
-from compressbench.compress.turning_point.schema import Vocabulary
+from compressbench.compress.turning_point.features import PLAIN, MentionRules, mention_spans
 from compressbench.corpora.model import USER, Turn
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -62,12 +61,12 @@ def _clauses(
     span: tuple[int, int],
     min_words: int,
     pattern: re.Pattern[str] = _CLAUSE_END,
-    vocab: Vocabulary | None = None,
+    rules: MentionRules = PLAIN,
 ) -> list[tuple[int, int]]:
     """``span`` cut by ``pattern`` where both sides have ``min_words`` words and no cut falls
     inside a value-like span."""
     a, b = span
-    inside = [(x + a, y + a) for x, y, _ in mention_spans(text[a:b], vocab)]
+    inside = [(x + a, y + a) for x, y, _ in mention_spans(text[a:b], rules)]
     parts = _join_inside(_split(text[a:b], pattern, a), inside)
     merged: list[tuple[int, int]] = []
     for part in parts:
@@ -99,7 +98,7 @@ _LEAD_WORD = re.compile(r"(?:^|\s)(at|for|on|in|from|to|with|and|of)(?:\s+the)?\
 
 
 def _mention_cuts(
-    text: str, span: tuple[int, int], vocab: Vocabulary | None, bare: bool = False
+    text: str, span: tuple[int, int], rules: MentionRules, bare: bool = False
 ) -> list[tuple[int, int]]:
     """``span`` cut around each value-like span in it (the mention with the preposition just
     before it; the text between mentions as segments of their own). Cuts fall between words
@@ -109,7 +108,7 @@ def _mention_cuts(
     a, b = span
     pieces: list[tuple[int, int]] = []
     cursor = a
-    for x, y, _ in mention_spans(text[a:b], vocab):
+    for x, y, _ in mention_spans(text[a:b], rules):
         start, end = max(a + x, cursor), a + y
         while start > cursor and not text[start - 1].isspace():  # cut between words only
             start -= 1
@@ -141,7 +140,7 @@ def turn_spans(
     goal: bool,
     units: str = "clause",
     min_words: int = 3,
-    vocab: Vocabulary | None = None,
+    rules: MentionRules = PLAIN,
 ) -> list[tuple[int, int]]:
     """Character spans of one turn's segments (whitespace between them excluded)."""
     stripped = text.rstrip()
@@ -156,23 +155,23 @@ def turn_spans(
     spans = _split(stripped[start:], _SENTENCE_END, start) if start < len(stripped) else []
     level = UNITS.index(units)
     if level >= UNITS.index("clause"):
-        spans = [c for s in spans for c in _clauses(stripped, s, min_words, vocab=vocab)]
+        spans = [c for s in spans for c in _clauses(stripped, s, min_words, rules=rules)]
     if level >= UNITS.index("phrase"):
-        spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, vocab)]
+        spans = [c for s in spans for c in _clauses(stripped, s, 2, _PHRASE_START, rules)]
     if units in FINE_UNITS:
         bare = units == "value"
-        spans = [c for s in spans for c in _mention_cuts(stripped, s, vocab, bare)]
+        spans = [c for s in spans for c in _mention_cuts(stripped, s, rules, bare)]
     return head + spans
 
 
 def segment_dialogue(
-    turns: Sequence[Turn], *, units: str = "clause", vocab: Vocabulary | None = None
+    turns: Sequence[Turn], *, units: str = "clause", rules: MentionRules = PLAIN
 ) -> list[Segment]:
     """Every segment of every turn, in dialogue order. Reads turn texts and speakers only."""
     first_user = next((p for p, t in enumerate(turns) if t.speaker == USER), -1)
     out: list[Segment] = []
     for pos, t in enumerate(turns):
         goal = pos == first_user
-        for i, (a, b) in enumerate(turn_spans(t.text, goal=goal, units=units, vocab=vocab)):
+        for i, (a, b) in enumerate(turn_spans(t.text, goal=goal, units=units, rules=rules)):
             out.append(Segment(pos, t.index, t.speaker, a, b, t.text[a:b], goal and i == 0))
     return out

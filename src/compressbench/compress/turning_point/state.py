@@ -44,8 +44,8 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 
-from compressbench.compress.turning_point.features import UNITS, mention_spans
-from compressbench.compress.turning_point.schema import KIND_PREFIX, Vocabulary
+from compressbench.compress.turning_point.features import UNITS, MentionRules, mention_spans
+from compressbench.compress.turning_point.schema import KIND_PREFIX
 from compressbench.corpora.model import USER, Turn
 
 HEAD = "LATEST:"
@@ -87,7 +87,7 @@ def count_kind(kind: str, text: str) -> str:
 
 
 def last_mentions(
-    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool = False
+    turns: Sequence[Turn], rules: MentionRules, counts: bool = False
 ) -> dict[str, tuple[str, int]]:
     """Each mention kind of ``turns`` -> its last mention's text (as written) and the number of
     distinct texts (lower-cased) the kind has, in the order of the kinds' last mentions. With
@@ -95,7 +95,7 @@ def last_mentions(
     last: dict[str, str] = {}
     texts: dict[str, set[str]] = {}
     for t in turns:
-        for a, b, found in mention_spans(t.text, vocab):
+        for a, b, found in mention_spans(t.text, rules):
             kind = count_kind(found, t.text[a:b]) if counts else found
             texts.setdefault(kind, set()).add(t.text[a:b].lower())
             last.pop(kind, None)  # re-inserted: the order is that of the last mentions
@@ -103,11 +103,11 @@ def last_mentions(
     return {k: (v, len(texts[k])) for k, v in last.items()}
 
 
-def user_names(turns: Sequence[Turn], vocab: Vocabulary | None) -> list[str]:
+def user_names(turns: Sequence[Turn], rules: MentionRules) -> list[str]:
     """The names (as written) of the user's last turn that says any, when the user says two or
     more distinct names over ``turns``; none otherwise."""
     said = [
-        [t.text[a:b] for a, b, kind in mention_spans(t.text, vocab) if kind == "name"]
+        [t.text[a:b] for a, b, kind in mention_spans(t.text, rules) if kind == "name"]
         for t in turns
         if t.speaker == USER
     ]
@@ -117,26 +117,26 @@ def user_names(turns: Sequence[Turn], vocab: Vocabulary | None) -> list[str]:
 
 
 def line_entries(
-    turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool
+    turns: Sequence[Turn], rules: MentionRules, counts: bool, names: bool
 ) -> dict[str, str]:
     """The state line's entries, kind -> its text: every tracked kind with two or more distinct
     texts, its last mention, in the order of the kinds' last mentions; with ``names``, then
     ``name`` -> the names of :func:`user_names` no other entry holds, joined by ", "."""
     entries = {
         k: text
-        for k, (text, distinct) in last_mentions(turns, vocab, counts).items()
+        for k, (text, distinct) in last_mentions(turns, rules, counts).items()
         if _tracked(k) and distinct > 1
     }
     listed = {text.lower() for text in entries.values()}
-    named = [n for n in user_names(turns, vocab) if n.lower() not in listed] if names else []
+    named = [n for n in user_names(turns, rules) if n.lower() not in listed] if names else []
     return {**entries, "name": ", ".join(dict.fromkeys(named))} if named else entries
 
 
-def _latest(turns: Sequence[Turn], vocab: Vocabulary | None, counts: bool, names: bool) -> str:
+def _latest(turns: Sequence[Turn], rules: MentionRules, counts: bool, names: bool) -> str:
     """The state line of ``turns`` ("" when no tracked kind changed)."""
     items = [
         f"{_label(k, text)} {text}".lstrip()
-        for k, text in line_entries(turns, vocab, counts, names).items()
+        for k, text in line_entries(turns, rules, counts, names).items()
     ]
     return f"{HEAD} {'; '.join(items)}" if items else ""
 
@@ -150,8 +150,8 @@ LINE_RULES: dict[str, tuple[bool, bool]] = {
     "named": (True, True),
 }
 # ``state`` settings: ``none`` (default, no line) or a line rule
-STATES: dict[str, Callable[[Sequence[Turn], Vocabulary | None], str]] = {
-    "none": lambda turns, vocab: "",
+STATES: dict[str, Callable[[Sequence[Turn], MentionRules], str]] = {
+    "none": lambda turns, rules: "",
     **{
         rule: functools.partial(_latest, counts=counts, names=names)
         for rule, (counts, names) in LINE_RULES.items()

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from compressbench.compress.turning_point.features import VALUE_PATTERNS
+from compressbench.compress.turning_point.features import VALUE_PATTERNS, MentionRules
 from compressbench.compress.turning_point.schema import (
     Vocabulary,
     load_vocabulary,
@@ -70,14 +70,16 @@ def lexicon(dialogues: Iterable[Dialogue], min_count: int = 3) -> dict[str, str]
 def labelled_rows(
     dialogues: Iterable[Dialogue], units: str = "clause", vocab: Vocabulary | None = None
 ) -> tuple[list[tuple[float, ...]], list[int]]:
-    """Feature rows and labels of every mention of every dialogue."""
+    """Feature rows and labels of every mention of every dialogue (found by the first rules,
+    with ``vocab``'s terms)."""
+    rules = MentionRules(vocab)
     xs: list[tuple[float, ...]] = []
     ys: list[int] = []
     for d in dialogues:
         values = final_values(d)
         ds = dataset_key(d.dataset)
-        segs = segment_dialogue(d.turns, units=units, vocab=vocab)
-        for loc in located_mentions(segs, len(d.turns), vocab):
+        segs = segment_dialogue(d.turns, units=units, rules=rules)
+        for loc in located_mentions(segs, len(d.turns), rules):
             text = normalize_value(loc.mention.text, ds)
             hit = bool(text) and any(
                 phrase_occurs(v, text) or phrase_occurs(text, v) for v in values

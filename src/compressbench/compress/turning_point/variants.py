@@ -27,6 +27,8 @@ from typing import Any
 # ``turning_point_named`` is ``turning_point_counted`` whose line ends with the names of the
 # user's last naming turn, when a name changed ("names Isushi, Castro Valley");
 # ``turning_point_headed`` is ``turning_point_counted`` with its line before the kept pieces;
+# ``turning_point_dated`` is ``turning_point_counted`` whose mentions read dates whole (a name
+# stops where a date starts, "Seattle" and "March 7th"; a date keeps its year);
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -45,6 +47,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_counted": {"fill": "frames", "state": "counted"},
     "turning_point_named": {"fill": "frames", "state": "named"},
     "turning_point_headed": {"fill": "frames", "state": "counted", "state_at": "start"},
+    "turning_point_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
