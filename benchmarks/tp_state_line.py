@@ -10,7 +10,7 @@ its kind, the current value only in another kind's entry, another text of its ki
 misleading entry), the superseded value, other kinds only, or no line.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
-        [--dialogues 400] [--dates whole]
+        [--dialogues 400] [--dates whole] [--schema ../shared/corpora/sgd/dev/schema.json.gz]
 
 Prints one markdown row per mention kind (schema kinds pooled as ``schema``, counts as
 ``count``), then one row per line rule.
@@ -75,9 +75,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--splits", default="dev")
     ap.add_argument("--dialogues", type=int, default=400, help="first N (corpus order)")
     ap.add_argument("--dates", choices=tuple(DATE_RULES), default="in_names", help="date rule")
+    ap.add_argument("--schema", default=None, help="schema files whose terms are mentions too")
     args = ap.parse_args(argv)
-    # the packaged scorer's lexicon, as the method reads it
-    rules = mention_rules(None, None, args.dates)
+    # the packaged scorer's lexicon (and the schema's terms), as the method reads them
+    rules = mention_rules(None, args.schema, args.dates)
     dialogues = itertools.islice(load_sgd(args.path, args.splits.split(",")), args.dialogues)
     by_kind: Counter[tuple[str, bool]] = Counter()
     lines: Counter[tuple[str, str]] = Counter()

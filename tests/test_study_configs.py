@@ -105,6 +105,19 @@ def test_the_date_rule_is_tuned_on_four_dev_samples(tmp_path: Path) -> None:
     assert PROBES.of(params) == ("P2",) and params.ratios == (0.3,) and params.n_per_cell == 100
 
 
+def test_the_schema_line_is_tuned_on_the_dev_samples_with_the_dev_schema(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_schema.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point_counted",
+        "turning_point_schema_counted",
+    )
+    assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
+    assert params.corpus("sgd_dev").splits == ("dev",)
+    schema = params.method_params["turning_point_schema_counted"]["schema"]
+    assert schema == "../shared/corpora/sgd/dev/schema.json.gz"  # dev's own services
+
+
 def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
@@ -157,6 +170,22 @@ def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> 
     sgd, multiwoz = params.corpus("sgd").path, params.corpus("multiwoz").path
     assert schema == [f"{sgd}/test/schema.json.gz", f"{multiwoz}/schema.json.gz"]
     assert "turning_point" not in params.method_params  # the default's rows stay the default's
+
+
+def test_the_schema_line_is_read_on_the_pooled_samples_with_their_schemas(
+    tmp_path: Path,
+) -> None:
+    params = load_params(_apply(tmp_path, "tp31_schema_counted.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point_counted",
+        "turning_point_schema_counted",
+    )
+    assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
+    schema = params.method_params["turning_point_schema_counted"]["schema"].split(",")
+    sgd, multiwoz = params.corpus("sgd").path, params.corpus("multiwoz").path
+    assert schema == [f"{sgd}/test/schema.json.gz", f"{multiwoz}/schema.json.gz"]
+    assert "turning_point_counted" not in params.method_params  # counted's rows stay counted's
 
 
 def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: Path) -> None:

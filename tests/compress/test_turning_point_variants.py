@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import re
 from pathlib import Path
 from types import ModuleType
@@ -439,6 +440,40 @@ def test_dated_variant_lists_the_date_a_system_confirms_beside_a_name() -> None:
         get_method("turning_point_counted", {"dates": "some"})
 
 
+def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
+    tmp_path: Path,
+) -> None:
+    services = [
+        {
+            "service_name": "Cars_9",
+            "slots": [
+                {
+                    "name": "vehicle_class",
+                    "is_categorical": True,
+                    "possible_values": ["Roadster", "Minivan", "Coupe"],
+                }
+            ],
+        }
+    ]
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(services), encoding="utf-8")
+    turns = (
+        Turn(0, USER, "I need a roadster from Friday at 6 pm."),
+        Turn(1, SYSTEM, "A roadster from Friday at 6 pm?"),
+        Turn(2, USER, "No, a minivan at 7 pm."),
+    )
+    src = Source(turns, key="k")
+    given = get_method("turning_point_schema_counted", {"schema": str(schema)}).compress(src, 1.0)
+    counted = get_method("turning_point_counted").compress(src, 1.0)
+    # the schema's slot is a kind of its own: its last mention, named by the slot
+    assert given.text.splitlines()[-1] == "LATEST: vehicle class minivan; time 7 pm"
+    assert counted.text.splitlines()[-1] == "LATEST: time 7 pm"
+    assert given.record["params"]["schema"] == str(schema)
+    # without a schema file it is counted itself
+    bare = get_method("turning_point_schema_counted").compress(src, 1.0)
+    assert bare.text == counted.text
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
@@ -480,6 +515,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_query",
         "turning_point_replied",
         "turning_point_schema",
+        "turning_point_schema_counted",
         "turning_point_sentences",
         "turning_point_stated",
         "turning_point_unlabelled",

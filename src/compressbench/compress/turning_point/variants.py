@@ -29,6 +29,9 @@ from typing import Any
 # ``turning_point_headed`` is ``turning_point_counted`` with its line before the kept pieces;
 # ``turning_point_dated`` is ``turning_point_counted`` whose mentions read dates whole (a name
 # stops where a date starts, "Seattle" and "March 7th"; a date keeps its year);
+# ``turning_point_schema_counted`` is ``turning_point_counted`` with the service schema files a
+# config names in its ``method_params`` (as ``turning_point_schema``), so the line also lists
+# the categorical slots of services the packaged lexicon never saw ("car type Hatchback");
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -48,6 +51,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_named": {"fill": "frames", "state": "named"},
     "turning_point_headed": {"fill": "frames", "state": "counted", "state_at": "start"},
     "turning_point_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
+    "turning_point_schema_counted": {"fill": "frames", "state": "counted"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
