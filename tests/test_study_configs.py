@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compressbench.cli import main
-from compressbench.config import load_params
+from compressbench.config import Params, load_params
 from compressbench.tpbench.pipeline_spec import PROBES, RETENTION
 from support.paths import REPO_ROOT
 
@@ -124,6 +124,14 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
     variants = ("turning_point_framed", "turning_point_query", "turning_point_filled")
     assert {*variants, "turning_point_stated", "turning_point_counted"} <= set(params.methods)
+    assert "turning_point_schema_counted" in params.methods
+    assert _schema_counted_setting(params) == _schema_counted_setting(
+        load_params(_apply(tmp_path / "pooled", "tp31_schema_counted.yaml"))
+    )  # one setting: P1 reads the text the pooled P2 run read
+
+
+def _schema_counted_setting(params: Params) -> object:
+    return params.method_params["turning_point_schema_counted"]
 
 
 def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
@@ -158,6 +166,10 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
         "turning_point_filled",
         "turning_point_stated",
         "turning_point_counted",
+        "turning_point_schema_counted",
+    )
+    assert _schema_counted_setting(params) == _schema_counted_setting(
+        load_params(_apply(tmp_path / "pooled", "tp31_schema_counted.yaml"))
     )
 
 
