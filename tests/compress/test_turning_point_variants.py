@@ -440,21 +440,18 @@ def test_dated_variant_lists_the_date_a_system_confirms_beside_a_name() -> None:
         get_method("turning_point_counted", {"dates": "some"})
 
 
+# a categorical slot of a service the packaged lexicon (SGD train's) never saw
+VEHICLE_CLASS = {
+    "name": "vehicle_class",
+    "is_categorical": True,
+    "possible_values": ["Roadster", "Minivan", "Coupe"],
+}
+
+
 def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
     tmp_path: Path,
 ) -> None:
-    services = [
-        {
-            "service_name": "Cars_9",
-            "slots": [
-                {
-                    "name": "vehicle_class",
-                    "is_categorical": True,
-                    "possible_values": ["Roadster", "Minivan", "Coupe"],
-                }
-            ],
-        }
-    ]
+    services = [{"service_name": "Cars_9", "slots": [VEHICLE_CLASS]}]
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(services), encoding="utf-8")
     turns = (
@@ -472,6 +469,26 @@ def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
     # without a schema file it is counted itself
     bare = get_method("turning_point_schema_counted").compress(src, 1.0)
     assert bare.text == counted.text
+
+
+def test_schema_dated_line_names_the_schema_slot_and_the_whole_date(tmp_path: Path) -> None:
+    services = [{"service_name": "Cars_9", "slots": [VEHICLE_CLASS]}]
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(services), encoding="utf-8")
+    turns = (
+        Turn(0, USER, "I need a roadster at Union Station on the 2nd."),
+        Turn(1, SYSTEM, "A roadster at Union Station on March 2nd?"),
+        Turn(2, USER, "No, a minivan, and make it the 5th."),
+        Turn(3, SYSTEM, "A minivan at Union Station on March 5th."),
+    )
+    src = Source(turns, key="k")
+    params = {"schema": str(schema)}
+    both = get_method("turning_point_schema_dated", params).compress(src, 1.0)
+    schema_only = get_method("turning_point_schema_counted", params).compress(src, 1.0)
+    # the system's "March 5th" hides in the name "Union Station on March" by the first rules
+    assert both.text.splitlines()[-1] == "LATEST: vehicle class minivan; date March 5th"
+    assert schema_only.text.splitlines()[-1] == "LATEST: date 5th; vehicle class minivan"
+    assert both.record["params"]["dates"] == "whole"
 
 
 @pytest.mark.parametrize(
@@ -516,6 +533,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_replied",
         "turning_point_schema",
         "turning_point_schema_counted",
+        "turning_point_schema_dated",
         "turning_point_sentences",
         "turning_point_stated",
         "turning_point_unlabelled",

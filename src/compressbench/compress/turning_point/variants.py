@@ -32,6 +32,8 @@ from typing import Any
 # ``turning_point_schema_counted`` is ``turning_point_counted`` with the service schema files a
 # config names in its ``method_params`` (as ``turning_point_schema``), so the line also lists
 # the categorical slots of services the packaged lexicon never saw ("car type Hatchback");
+# ``turning_point_schema_dated`` is ``turning_point_schema_counted`` whose mentions read dates
+# whole (both settings above together);
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -52,6 +54,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_headed": {"fill": "frames", "state": "counted", "state_at": "start"},
     "turning_point_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
     "turning_point_schema_counted": {"fill": "frames", "state": "counted"},
+    "turning_point_schema_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
