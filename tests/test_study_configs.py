@@ -118,6 +118,17 @@ def test_the_schema_line_is_tuned_on_the_dev_samples_with_the_dev_schema(tmp_pat
     assert schema == "../shared/corpora/sgd/dev/schema.json.gz"  # dev's own services
 
 
+def test_the_schema_and_dates_line_is_tuned_beside_schema_counted(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_schema_dated.yaml"))
+    assert params.methods[-2:] == ("turning_point_schema_counted", "turning_point_schema_dated")
+    assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
+    # one schema setting for both, so the rows differ by the dates rule alone
+    assert params.method_params["turning_point_schema_dated"] == _schema_counted_setting(params)
+    assert _schema_counted_setting(params) == _schema_counted_setting(
+        load_params(_apply(tmp_path / "schema", "tp31_dev_schema.yaml"))
+    )
+
+
 def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)
