@@ -136,13 +136,19 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     variants = ("turning_point_framed", "turning_point_query", "turning_point_filled")
     assert {*variants, "turning_point_stated", "turning_point_counted"} <= set(params.methods)
     assert "turning_point_schema_counted" in params.methods
-    assert _schema_counted_setting(params) == _schema_counted_setting(
-        load_params(_apply(tmp_path / "pooled", "tp31_schema_counted.yaml"))
-    )  # one setting: P1 reads the text the pooled P2 run read
+    # one setting: P1 reads the text the pooled P2 run read
+    assert _schema_counted_setting(params) == _pooled_schema_setting(tmp_path)
 
 
 def _schema_counted_setting(params: Params) -> object:
     return params.method_params["turning_point_schema_counted"]
+
+
+def _pooled_schema_setting(tmp_path: Path) -> object:
+    """schema_counted's setting in the pooled P2 run (tp31_schema_counted.yaml)."""
+    return _schema_counted_setting(
+        load_params(_apply(tmp_path / "pooled", "tp31_schema_counted.yaml"))
+    )
 
 
 def test_the_turning_point_p3_check_is_the_structured_study_with_the_variants(
@@ -179,9 +185,7 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
         "turning_point_counted",
         "turning_point_schema_counted",
     )
-    assert _schema_counted_setting(params) == _schema_counted_setting(
-        load_params(_apply(tmp_path / "pooled", "tp31_schema_counted.yaml"))
-    )
+    assert _schema_counted_setting(params) == _pooled_schema_setting(tmp_path)
 
 
 def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> None:

@@ -440,20 +440,24 @@ def test_dated_variant_lists_the_date_a_system_confirms_beside_a_name() -> None:
         get_method("turning_point_counted", {"dates": "some"})
 
 
-# a categorical slot of a service the packaged lexicon (SGD train's) never saw
-VEHICLE_CLASS = {
-    "name": "vehicle_class",
-    "is_categorical": True,
-    "possible_values": ["Roadster", "Minivan", "Coupe"],
-}
+@pytest.fixture
+def unseen_schema(tmp_path: Path) -> Path:
+    """A schema file with a categorical slot of a service the packaged lexicon (SGD train's)
+    never saw."""
+    slot = {
+        "name": "vehicle_class",
+        "is_categorical": True,
+        "possible_values": ["Roadster", "Minivan", "Coupe"],
+    }
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps([{"service_name": "Cars_9", "slots": [slot]}]), encoding="utf-8")
+    return schema
 
 
 def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
-    tmp_path: Path,
+    unseen_schema: Path,
 ) -> None:
-    services = [{"service_name": "Cars_9", "slots": [VEHICLE_CLASS]}]
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps(services), encoding="utf-8")
+    schema = unseen_schema
     turns = (
         Turn(0, USER, "I need a roadster from Friday at 6 pm."),
         Turn(1, SYSTEM, "A roadster from Friday at 6 pm?"),
@@ -471,10 +475,7 @@ def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
     assert bare.text == counted.text
 
 
-def test_schema_dated_line_names_the_schema_slot_and_the_whole_date(tmp_path: Path) -> None:
-    services = [{"service_name": "Cars_9", "slots": [VEHICLE_CLASS]}]
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps(services), encoding="utf-8")
+def test_schema_dated_line_names_the_schema_slot_and_the_whole_date(unseen_schema: Path) -> None:
     turns = (
         Turn(0, USER, "I need a roadster at Union Station on the 2nd."),
         Turn(1, SYSTEM, "A roadster at Union Station on March 2nd?"),
@@ -482,7 +483,7 @@ def test_schema_dated_line_names_the_schema_slot_and_the_whole_date(tmp_path: Pa
         Turn(3, SYSTEM, "A minivan at Union Station on March 5th."),
     )
     src = Source(turns, key="k")
-    params = {"schema": str(schema)}
+    params = {"schema": str(unseen_schema)}
     both = get_method("turning_point_schema_dated", params).compress(src, 1.0)
     schema_only = get_method("turning_point_schema_counted", params).compress(src, 1.0)
     # the system's "March 5th" hides in the name "Union Station on March" by the first rules
