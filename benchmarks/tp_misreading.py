@@ -26,7 +26,9 @@ For the compressed method it also says how the update turn (the probe's origin t
 the reader: whole, cut to some of its pieces (the turn that frames the value partly lost), or
 not at all; and, for a method with a state line (``turning_point_stated``: a last line
 ``LATEST: ...``; ``turning_point_headed``: a first one), whether the line names the current
-value, over every P2 probe of the cell (a probe two seeds drew counts once).
+value, over every P2 probe of the cell (a probe two seeds drew counts once). Last, every P2
+probe by the kind of its slot (:func:`slot_kind`: a date, a time, any other): how many each
+reader answers right, and how many only one of them does.
 """
 
 from __future__ import annotations
@@ -147,6 +149,17 @@ def state_line(score: Row, context_text: str) -> str:
     return "current value" if named else "other values"
 
 
+SLOT_KINDS = ("date", "time", "other")
+
+
+def slot_kind(slot: str) -> str:
+    """``date`` for a date slot (``check_out_date``, ``date``), ``time`` for a time slot
+    (``pickup_time``, MultiWOZ's ``train-leaveat``), ``other`` for any other."""
+    if "date" in slot:
+        return "date"
+    return "time" if "time" in slot or slot.endswith(("leaveat", "arriveby")) else "other"
+
+
 def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict[str, Any]:
     """Counts (and the cases) of the method's P2 answers whose context keeps the value."""
     probes = _load(root / paths.fill(paths.PROBES, dataset=dataset, ratio=ratio))
@@ -183,7 +196,23 @@ def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict
         named = state_line(score, str(contexts[pid]["compressed_text_used"]))
         lines[named, "right" if score["scores"]["strict"] else "wrong"] += 1
         lines[named, "full context right"] += bool(full_scores[pid]["scores"]["strict"])
+    slots: Counter[tuple[str, str]] = Counter()  # (slot kind, whose answer is right)
+    for pid, score in scores.items():
+        right, full_right = (
+            bool(score["scores"]["strict"]),
+            bool(full_scores[pid]["scores"]["strict"]),
+        )
+        group = slot_kind(str(score["slot"]))
+        slots.update({(group, "probes"): 1, (group, "right"): right})
+        slots.update({(group, "full context right"): full_right})
+        slots.update(
+            {
+                (group, "only it"): right > full_right,
+                (group, "only full context"): full_right > right,
+            }
+        )
     return {
+        "by_slot": slots,
         "state_line": lines,
         "kept": len(cases),
         "read_kept": sum(c["kind"] == "correct" for c in cases),
@@ -244,6 +273,16 @@ def report(result: dict[str, Any], method: str) -> str:
                 f"| {named} | {line_counts[named, 'wrong']} | {line_counts[named, 'right']} "
                 f"| {line_counts[named, 'full context right']} |"
             )
+    by_slot = result["by_slot"]
+    columns = ("probes", "right", "full context right", "only it", "only full context")
+    lines += [
+        "",
+        f"| slot kind (all {n} P2 probes) | probes | {method} right | full context right "
+        "| only it right | only full context right |",
+        "|---|---|---|---|---|---|",
+    ]
+    for group in SLOT_KINDS:
+        lines.append(f"| {group} | " + " | ".join(str(by_slot[group, c]) for c in columns) + " |")
     return "\n".join(lines)
 
 

@@ -731,6 +731,22 @@ def test_misreading_kinds(
     assert _misreading().kind(row, context) == expected
 
 
+@pytest.mark.parametrize(
+    ("slot", "expected"),
+    [
+        ("check_out_date", "date"),
+        ("date", "date"),
+        ("pickup_time", "time"),
+        ("train-leaveat", "time"),
+        ("train-arriveby", "time"),
+        ("hotel-bookstay", "other"),
+        ("pickup_location", "other"),
+    ],
+)
+def test_misreading_slot_kinds(slot: str, expected: str) -> None:
+    assert _misreading().slot_kind(slot) == expected
+
+
 def test_misreading_reads_the_state_line_of_a_stated_context() -> None:
     stated = get_method("turning_point_stated").compress(Source(OFFERED, key="k"), 0.5).text
     filled = get_method("turning_point_filled").compress(Source(OFFERED, key="k"), 0.5).text
