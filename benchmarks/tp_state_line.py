@@ -1,12 +1,12 @@
-"""What the state lines of ``turning_point_stated``, ``_counted`` and ``_named`` would say
-(issue #31), reader-free.
+"""What the state lines of ``turning_point_stated``, ``_counted``, ``_named`` and
+``_schema_unpaired`` would say (issue #31), reader-free.
 
 For every P2 event (a revised slot, SGD's annotations as the answer key) of the first N
 dialogues: the kinds of the value-like mentions that hold the current value, and whether the
 dialogue's last mention of that kind is the current value (the rule the state line lists,
 :mod:`compressbench.compress.turning_point.state`); then, for each line rule (``latest``,
-``counted``, ``named``), what its line says of the event: the current value in the entry of
-its kind, the current value only in another kind's entry, another text of its kind (a
+``counted``, ``named``, ``unpaired``), what its line says of the event: the current value in
+the entry of its kind, the current value only in another kind's entry, another text of its kind (a
 misleading entry), the superseded value, other kinds only, or no line.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
@@ -98,8 +98,8 @@ def main(argv: list[str] | None = None) -> None:
         held = [
             (e, {k for k, text in found if survives(e.new_value, text, d.dataset)}) for e in events
         ]
-        for rule, (counts, names) in LINE_RULES.items():
-            entries = line_entries(d.turns, rules, counts, names)
+        for rule, settings in LINE_RULES.items():
+            entries = line_entries(d.turns, rules, *settings)
             for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
         for e, kinds in held:

@@ -129,6 +129,24 @@ def test_the_schema_and_dates_line_is_tuned_beside_schema_counted(tmp_path: Path
     )
 
 
+def test_the_unpaired_line_is_tuned_beside_schema_counted(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_schema_unpaired.yaml"))
+    assert params.methods[-2:] == ("turning_point_schema_counted", "turning_point_schema_unpaired")
+    assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
+    # one schema setting for both, so the rows differ by the line rule alone
+    assert params.method_params["turning_point_schema_unpaired"] == _schema_counted_setting(params)
+    assert _schema_counted_setting(params) == _schema_counted_setting(
+        load_params(_apply(tmp_path / "schema", "tp31_dev_schema.yaml"))
+    )
+
+
+def test_the_dated_decision_reads_four_more_dev_samples(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_dev_schema_dated_more.yaml"))
+    assert params.methods[-2:] == ("turning_point_schema_counted", "turning_point_schema_dated")
+    assert params.datasets == ("sgd_dev",) and params.seeds == (46, 47, 48, 49)  # never test
+    assert params.method_params["turning_point_schema_dated"] == _schema_counted_setting(params)
+
+
 def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> None:
     params = load_params(_apply(tmp_path, "tp31_p1.yaml"))
     assert PROBES.of(params) == ("P1",) and params.datasets == ("sgd",)

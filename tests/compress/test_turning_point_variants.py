@@ -492,6 +492,28 @@ def test_schema_dated_line_names_the_schema_slot_and_the_whole_date(unseen_schem
     assert both.record["params"]["dates"] == "whole"
 
 
+def test_schema_unpaired_line_leaves_out_a_kind_one_turn_names_twice(unseen_schema: Path) -> None:
+    turns = (
+        Turn(0, USER, "A roadster, picked up on the 8th, back on the 12th, at 9 am."),
+        Turn(1, SYSTEM, "A roadster from March 8th to March 12th at 9 am?"),
+        Turn(2, USER, "No, a minivan at 10 am."),
+        Turn(3, SYSTEM, "A minivan from March 8th to March 12th at 10 am. It costs $40."),
+        Turn(4, USER, "Actually, $35 is my limit."),
+    )
+    src = Source(turns, key="k")
+    params = {"schema": str(unseen_schema)}
+    unpaired = get_method("turning_point_schema_unpaired", params).compress(src, 1.0)
+    counted = get_method("turning_point_schema_counted", params).compress(src, 1.0)
+    # "date March 12th" is the drop-off date: a pick-up question would read it
+    assert counted.text.splitlines()[-1] == (
+        "LATEST: vehicle class minivan; date March 12th; time 10 am; amount $35"
+    )
+    # dates are paired in turns 0, 1 and 3; the time and the amount never are
+    assert unpaired.text.splitlines()[-1] == "LATEST: vehicle class minivan; time 10 am; amount $35"
+    assert unpaired.record["params"]["state"] == "unpaired"
+    assert unpaired.record["params"]["schema"] == str(unseen_schema)
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
@@ -535,6 +557,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_schema",
         "turning_point_schema_counted",
         "turning_point_schema_dated",
+        "turning_point_schema_unpaired",
         "turning_point_sentences",
         "turning_point_stated",
         "turning_point_unlabelled",

@@ -57,9 +57,10 @@ fill_share:
 state:
     ``none`` (default), ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
     the dialogue's last mention of each changed time, date or schema-slot kind, ``counted``:
-    those and each unit's count ("4 people"), or ``named``: those counts too and the names of
-    the user's last naming turn when a name changed (:mod:`.state`; a labelled rendering
-    variant, its tokens within the budget). Recorded when not ``none``.
+    those and each unit's count ("4 people"), ``named``: those counts too and the names of
+    the user's last naming turn when a name changed, or ``unpaired``: ``counted`` without the
+    kinds a single turn names with two texts (a pick-up and a drop-off date) (:mod:`.state`;
+    a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
 
 state_at:
     where the state line goes: ``end`` (default, after the kept pieces) or ``start`` (before

@@ -33,7 +33,9 @@ from typing import Any
 # config names in its ``method_params`` (as ``turning_point_schema``), so the line also lists
 # the categorical slots of services the packaged lexicon never saw ("car type Hatchback");
 # ``turning_point_schema_dated`` is ``turning_point_schema_counted`` whose mentions read dates
-# whole (both settings above together);
+# whole (both settings above together); ``turning_point_schema_unpaired`` is
+# ``turning_point_schema_counted`` whose line leaves out a kind a single turn names with two
+# texts (the kind of two slots: "pick up on March 8th, drop off March 12th");
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -55,6 +57,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
     "turning_point_schema_counted": {"fill": "frames", "state": "counted"},
     "turning_point_schema_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
+    "turning_point_schema_unpaired": {"fill": "frames", "state": "unpaired"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
