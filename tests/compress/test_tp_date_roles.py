@@ -3,21 +3,15 @@ the cue table learned from state annotations, and the role line's entries."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 from compressbench.compress.turning_point.features import PLAIN
 from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
+from support.scripts import load_script
 
 
 def _roles() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "tp_date_roles.py"
-    spec = importlib.util.spec_from_file_location("tp_date_roles", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tp_date_roles", "benchmarks")
 
 
 HOTEL = (

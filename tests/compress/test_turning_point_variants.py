@@ -6,7 +6,6 @@ classifier of ``benchmarks/tp_misreading.py``."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import re
@@ -27,6 +26,7 @@ from compressbench.compress.turning_point.state import count_kind
 from compressbench.corpora.loaders import load_corpus
 from compressbench.corpora.model import SYSTEM, USER, Dialogue, Turn
 from compressbench.tpbench.retention import retention_rows
+from support.scripts import load_script
 
 LABEL = re.compile(r"^(USER|SYSTEM): ")
 RESTATED = (
@@ -711,12 +711,7 @@ def test_unknown_variant_values_are_refused() -> None:
 
 
 def _misreading() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "tp_misreading.py"
-    spec = importlib.util.spec_from_file_location("tp_misreading", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tp_misreading", "benchmarks")
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ full context and "read | kept", on scores and contexts files written the pipelin
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -12,17 +11,11 @@ import pytest
 
 from compressbench.tpbench.report.findings import paired_gap
 from compressbench.tpbench.stages import paths
-from support.paths import REPO_ROOT
+from support.scripts import load_script
 
 
 def _pooled() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "tp_pooled", REPO_ROOT / "benchmarks" / "tp_pooled.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tp_pooled", "benchmarks")
 
 
 # (dataset, seed, probe id, dialogue, gold, full context right, method right, method keeps value)
