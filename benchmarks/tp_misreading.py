@@ -192,25 +192,19 @@ def analyse(root: Path, method: str, ratio: float, dataset: str = "sgd") -> dict
         )
     wrong = [c for c in cases if c["kind"] != "correct"]
     lines: Counter[tuple[str, str]] = Counter()  # (what the line names, whose answer is right)
-    for pid, score in scores.items():
-        named = state_line(score, str(contexts[pid]["compressed_text_used"]))
-        lines[named, "right" if score["scores"]["strict"] else "wrong"] += 1
-        lines[named, "full context right"] += bool(full_scores[pid]["scores"]["strict"])
     slots: Counter[tuple[str, str]] = Counter()  # (slot kind, whose answer is right)
     for pid, score in scores.items():
-        right, full_right = (
-            bool(score["scores"]["strict"]),
-            bool(full_scores[pid]["scores"]["strict"]),
-        )
+        right = bool(score["scores"]["strict"])
+        full_right = bool(full_scores[pid]["scores"]["strict"])
+        named = state_line(score, str(contexts[pid]["compressed_text_used"]))
+        lines[named, "right" if right else "wrong"] += 1
+        lines[named, "full context right"] += full_right
         group = slot_kind(str(score["slot"]))
-        slots.update({(group, "probes"): 1, (group, "right"): right})
-        slots.update({(group, "full context right"): full_right})
-        slots.update(
-            {
-                (group, "only it"): right > full_right,
-                (group, "only full context"): full_right > right,
-            }
-        )
+        slots[group, "probes"] += 1
+        slots[group, "right"] += right
+        slots[group, "full context right"] += full_right
+        slots[group, "only it"] += right > full_right
+        slots[group, "only full context"] += full_right > right
     return {
         "by_slot": slots,
         "state_line": lines,

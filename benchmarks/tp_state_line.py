@@ -6,8 +6,8 @@ dialogues: the kinds of the value-like mentions that hold the current value, and
 dialogue's last mention of that kind is the current value (the rule the state line lists,
 :mod:`compressbench.compress.turning_point.state`); then, for each line rule (``latest``,
 ``counted``, ``named``, ``unpaired``), what its line says of the event: the current value in
-the entry of its kind, the current value only in another kind's entry, another text of its kind (a
-misleading entry), the superseded value, other kinds only, or no line.
+the entry of its kind, the current value only in another kind's entry, another text of its
+kind (a misleading entry), the superseded value, other kinds only, or no line.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
         [--dialogues 400] [--dates whole] [--schema ../shared/corpora/sgd/dev/schema.json.gz]

@@ -118,23 +118,21 @@ def test_the_schema_line_is_tuned_on_the_dev_samples_with_the_dev_schema(tmp_pat
     assert schema == "../shared/corpora/sgd/dev/schema.json.gz"  # dev's own services
 
 
-def test_the_schema_and_dates_line_is_tuned_beside_schema_counted(tmp_path: Path) -> None:
-    params = load_params(_apply(tmp_path, "tp31_dev_schema_dated.yaml"))
-    assert params.methods[-2:] == ("turning_point_schema_counted", "turning_point_schema_dated")
+@pytest.mark.parametrize(
+    ("config", "variant"),
+    [
+        ("tp31_dev_schema_dated.yaml", "turning_point_schema_dated"),  # the dates rule
+        ("tp31_dev_schema_unpaired.yaml", "turning_point_schema_unpaired"),  # the line rule
+    ],
+)
+def test_a_schema_variant_is_tuned_beside_schema_counted(
+    tmp_path: Path, config: str, variant: str
+) -> None:
+    params = load_params(_apply(tmp_path, config))
+    assert params.methods[-2:] == ("turning_point_schema_counted", variant)
     assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
-    # one schema setting for both, so the rows differ by the dates rule alone
-    assert params.method_params["turning_point_schema_dated"] == _schema_counted_setting(params)
-    assert _schema_counted_setting(params) == _schema_counted_setting(
-        load_params(_apply(tmp_path / "schema", "tp31_dev_schema.yaml"))
-    )
-
-
-def test_the_unpaired_line_is_tuned_beside_schema_counted(tmp_path: Path) -> None:
-    params = load_params(_apply(tmp_path, "tp31_dev_schema_unpaired.yaml"))
-    assert params.methods[-2:] == ("turning_point_schema_counted", "turning_point_schema_unpaired")
-    assert params.datasets == ("sgd_dev",) and params.seeds == (42, 43, 44, 45)  # never test
-    # one schema setting for both, so the rows differ by the line rule alone
-    assert params.method_params["turning_point_schema_unpaired"] == _schema_counted_setting(params)
+    # one schema setting for both, so the rows differ by the variant's one setting alone
+    assert params.method_params[variant] == _schema_counted_setting(params)
     assert _schema_counted_setting(params) == _schema_counted_setting(
         load_params(_apply(tmp_path / "schema", "tp31_dev_schema.yaml"))
     )

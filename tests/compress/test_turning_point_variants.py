@@ -457,19 +457,19 @@ def unseen_schema(tmp_path: Path) -> Path:
 def test_schema_counted_line_lists_a_categorical_slot_of_an_unseen_service(
     unseen_schema: Path,
 ) -> None:
-    schema = unseen_schema
     turns = (
         Turn(0, USER, "I need a roadster from Friday at 6 pm."),
         Turn(1, SYSTEM, "A roadster from Friday at 6 pm?"),
         Turn(2, USER, "No, a minivan at 7 pm."),
     )
     src = Source(turns, key="k")
-    given = get_method("turning_point_schema_counted", {"schema": str(schema)}).compress(src, 1.0)
+    params = {"schema": str(unseen_schema)}
+    given = get_method("turning_point_schema_counted", params).compress(src, 1.0)
     counted = get_method("turning_point_counted").compress(src, 1.0)
     # the schema's slot is a kind of its own: its last mention, named by the slot
     assert given.text.splitlines()[-1] == "LATEST: vehicle class minivan; time 7 pm"
     assert counted.text.splitlines()[-1] == "LATEST: time 7 pm"
-    assert given.record["params"]["schema"] == str(schema)
+    assert given.record["params"]["schema"] == str(unseen_schema)
     # without a schema file it is counted itself
     bare = get_method("turning_point_schema_counted").compress(src, 1.0)
     assert bare.text == counted.text
