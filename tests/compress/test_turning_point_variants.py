@@ -514,6 +514,32 @@ def test_schema_unpaired_line_leaves_out_a_kind_one_turn_names_twice(unseen_sche
     assert unpaired.record["params"]["schema"] == str(unseen_schema)
 
 
+def test_schema_ranged_line_lists_the_last_date_turns_dates_in_order(unseen_schema: Path) -> None:
+    turns = (
+        Turn(0, USER, "A roadster, picked up on the 8th, back on the 12th, at 9 am."),
+        Turn(1, SYSTEM, "A roadster from March 8th to March 12th at 9 am?"),
+        Turn(2, USER, "No, pick it up on the 9th, at 10 am."),
+        Turn(3, SYSTEM, "A roadster from March 9th to March 12th at 10 am."),
+    )
+    params = {"schema": str(unseen_schema)}
+    ranged = get_method("turning_point_schema_ranged", params).compress(Source(turns, key="k"), 1.0)
+    counted = get_method("turning_point_schema_counted", params)
+    # the counted line's date is the drop-off date only; the ranged one names both, in order
+    assert counted.compress(Source(turns, key="k"), 1.0).text.splitlines()[-1] == (
+        "LATEST: date March 12th; time 10 am"
+    )
+    assert ranged.text.splitlines()[-1] == "LATEST: date March 9th to March 12th; time 10 am"
+    assert ranged.record["params"]["state"] == "ranged"
+    # a last date turn naming one date leaves the counted entry as it is
+    later = (*turns, Turn(4, USER, "And return it on the 14th."))
+    assert (
+        get_method("turning_point_schema_ranged", params)
+        .compress(Source(later, key="k"), 1.0)
+        .text.splitlines()[-1]
+        == "LATEST: time 10 am; date 14th"
+    )
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "expected"),
     [
@@ -557,6 +583,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_schema",
         "turning_point_schema_counted",
         "turning_point_schema_dated",
+        "turning_point_schema_ranged",
         "turning_point_schema_unpaired",
         "turning_point_sentences",
         "turning_point_stated",

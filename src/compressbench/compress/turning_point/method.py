@@ -58,8 +58,10 @@ state:
     ``none`` (default), ``latest``: a last line ``LATEST: time 9:40 am; date March 5th`` with
     the dialogue's last mention of each changed time, date or schema-slot kind, ``counted``:
     those and each unit's count ("4 people"), ``named``: those counts too and the names of
-    the user's last naming turn when a name changed, or ``unpaired``: ``counted`` without the
-    kinds a single turn names with two texts (a pick-up and a drop-off date) (:mod:`.state`;
+    the user's last naming turn when a name changed, ``unpaired``: ``counted`` without the
+    kinds a single turn names with two texts (a pick-up and a drop-off date), or ``ranged``:
+    ``counted`` whose date entry lists the dates of the last turn naming two, in order
+    ("March 8th to March 12th") (:mod:`.state`;
     a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
 
 state_at:
