@@ -5,15 +5,17 @@ For every P2 event (a revised slot, SGD's annotations as the answer key) of the 
 dialogues: the kinds of the value-like mentions that hold the current value, and whether the
 dialogue's last mention of that kind is the current value (the rule the state line lists,
 :mod:`compressbench.compress.turning_point.state`); then, for each line rule (``latest``,
-``counted``, ``named``, ``unpaired``), what its line says of the event: the current value in
-the entry of its kind, the current value only in another kind's entry, another text of its
-kind (a misleading entry), the superseded value, other kinds only, or no line.
+``counted``, ``named``, ``unpaired``, ``ranged``), what its line says of the event: the current
+value in the entry of its kind, the current value only in another kind's entry, another text of
+its kind (a misleading entry), the superseded value, other kinds only, or no line; and, for the
+events whose current value is one of the two dates of the ``ranged`` line's date entry, which
+of them it is, by slot.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
         [--dialogues 400] [--dates whole] [--schema ../shared/corpora/sgd/dev/schema.json.gz]
 
 Prints one markdown row per mention kind (schema kinds pooled as ``schema``, counts as
-``count``), then one row per line rule.
+``count``), then one row per line outcome, then one row per slot of the date ranges.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from compressbench.compress.turning_point.state import (
     COUNT_PREFIX,
     LINE_RULES,
     count_kind,
+    last_date_range,
     last_mentions,
     line_entries,
 )
@@ -82,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     dialogues = itertools.islice(load_sgd(args.path, args.splits.split(",")), args.dialogues)
     by_kind: Counter[tuple[str, bool]] = Counter()
     lines: Counter[tuple[str, str]] = Counter()
+    ranges: Counter[tuple[str, int]] = Counter()  # (slot, the current value's place in a range)
     n_events = 0
     for d in dialogues:
         events = [t for t in dialogue_transitions(d) if t.p2_eligible]
@@ -102,7 +106,11 @@ def main(argv: list[str] | None = None) -> None:
             entries = line_entries(d.turns, rules, *settings)
             for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
+        dates = (last_date_range(d.turns, rules) or "").split(" to ")
         for e, kinds in held:
+            places = [i for i, date in enumerate(dates) if survives(e.new_value, date, d.dataset)]
+            if len(dates) == 2 and places:
+                ranges[e.slot, places[0]] += 1
             for k in kinds:
                 by_kind[_pooled(k), survives(e.new_value, last[k][0], d.dataset)] += 1
     print(f"SGD {args.splits}, first {args.dialogues} dialogues: {n_events} P2 events\n")
@@ -116,6 +124,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|" + "---|" * len(LINE_RULES))
     for o in OUTCOMES:
         print(f"| {o} | " + " | ".join(str(lines[r, o]) for r in LINE_RULES) + " |")
+    print("\n| slot (current value in a two-date range) | first date | second date |")
+    print("|---|---|---|")
+    for slot in sorted({slot for slot, _ in ranges}):
+        print(f"| {slot} | {ranges[slot, 0]} | {ranges[slot, 1]} |")
 
 
 if __name__ == "__main__":
