@@ -1,15 +1,16 @@
-"""What the state lines of ``turning_point_stated``, ``_counted``, ``_named`` and
-``_schema_unpaired`` would say (issue #31), reader-free.
+"""What the state lines of ``turning_point_stated``, ``_counted``, ``_named`` and the schema
+variants would say (issue #31), reader-free.
 
 For every P2 event (a revised slot, SGD's annotations as the answer key) of the first N
 dialogues: the kinds of the value-like mentions that hold the current value, and whether the
 dialogue's last mention of that kind is the current value (the rule the state line lists,
-:mod:`compressbench.compress.turning_point.state`); then, for each line rule (``latest``,
-``counted``, ``named``, ``unpaired``, ``ranged``), what its line says of the event: the current
-value in the entry of its kind, the current value only in another kind's entry, another text of
-its kind (a misleading entry), the superseded value, other kinds only, or no line; and, for the
-events whose current value is one of the two dates of the ``ranged`` line's date entry, which
-of them it is, by slot.
+:mod:`compressbench.compress.turning_point.state`); then, for each line rule
+(:data:`~compressbench.compress.turning_point.state.LINE_RULES`), what its line says of the
+event: the current value in an entry of its kind, the current value only in another kind's
+entry, another text of its kind (a misleading entry), the superseded value, other kinds only,
+or no line; and, for the events whose current value is one of the two dates of the last turn
+naming a date (the ``ranged`` and ``spanned`` lines' date entries), which of them it is, by
+slot.
 
     python benchmarks/tp_state_line.py [--path ../shared/corpora/sgd] [--splits dev]
         [--dialogues 400] [--dates whole] [--schema ../shared/corpora/sgd/dev/schema.json.gz]
@@ -30,9 +31,10 @@ from compressbench.compress.turning_point.method import mention_rules
 from compressbench.compress.turning_point.schema import KIND_PREFIX
 from compressbench.compress.turning_point.state import (
     COUNT_PREFIX,
+    DATE_PART,
     LINE_RULES,
     count_kind,
-    last_date_range,
+    last_dates,
     last_mentions,
     line_entries,
 )
@@ -61,11 +63,13 @@ def outcome(event: Transition, kinds: set[str], entries: dict[str, str], dataset
     """What a line with ``entries`` (kind -> text) says of ``event``, whose current value is
     held by mentions of ``kinds``."""
     line = " ; ".join(entries.values())
-    if any(survives(event.new_value, entries[k], dataset) for k in kinds & entries.keys()):
+    # a date part (``date:start``) is an entry of the date kind
+    own = [t for k, t in entries.items() if ("date" if k.startswith(DATE_PART) else k) in kinds]
+    if any(survives(event.new_value, text, dataset) for text in own):
         return OUTCOMES[0]
     if survives(event.new_value, line, dataset):
         return OUTCOMES[1]
-    if kinds & entries.keys():
+    if own:
         return OUTCOMES[2]
     if survives(event.old_value, line, dataset):
         return OUTCOMES[3]
@@ -106,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
             entries = line_entries(d.turns, rules, *settings)
             for e, kinds in held:
                 lines[rule, outcome(e, kinds, entries, d.dataset)] += 1
-        dates = (last_date_range(d.turns, rules) or "").split(" to ")
+        dates = last_dates(d.turns, rules)
         for e, kinds in held:
             places = [i for i, date in enumerate(dates) if survives(e.new_value, date, d.dataset)]
             if len(dates) == 2 and places:

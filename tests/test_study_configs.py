@@ -124,13 +124,14 @@ def test_the_schema_line_is_tuned_on_the_dev_samples_with_the_dev_schema(tmp_pat
         ("tp31_dev_schema_dated.yaml", "turning_point_schema_dated", range(42, 46)),  # dates
         ("tp31_dev_schema_unpaired.yaml", "turning_point_schema_unpaired", range(42, 46)),
         ("tp31_dev_schema_ranged.yaml", "turning_point_schema_ranged", range(42, 50)),
+        ("tp31_dev_schema_spanned.yaml", "turning_point_schema_spanned", range(42, 50)),
     ],
 )
 def test_a_schema_variant_is_tuned_beside_schema_counted(
     tmp_path: Path, config: str, variant: str, seeds: range
 ) -> None:
     params = load_params(_apply(tmp_path, config))
-    assert params.methods[-2:] == ("turning_point_schema_counted", variant)
+    assert "turning_point_schema_counted" in params.methods and params.methods[-1] == variant
     assert params.datasets == ("sgd_dev",) and params.seeds == tuple(seeds)  # never test
     # one schema setting for both, so the rows differ by the variant's one setting alone
     assert params.method_params[variant] == _schema_counted_setting(params)
@@ -152,9 +153,10 @@ def test_the_turning_point_p1_check_reads_the_study_sample(tmp_path: Path) -> No
     assert params.seeds == (42,) and params.n_per_cell == 100  # the study's P1 sample
     variants = ("turning_point_framed", "turning_point_query", "turning_point_filled")
     assert {*variants, "turning_point_stated", "turning_point_counted"} <= set(params.methods)
-    assert "turning_point_schema_counted" in params.methods
+    assert {"turning_point_schema_counted", "turning_point_schema_ranged"} <= set(params.methods)
     # one setting: P1 reads the text the pooled P2 run read
     assert _schema_counted_setting(params) == _pooled_schema_setting(tmp_path)
+    assert params.method_params["turning_point_schema_ranged"] == _schema_counted_setting(params)
 
 
 def _schema_counted_setting(params: Params) -> object:
@@ -201,8 +203,10 @@ def test_the_pooled_p3_check_is_structured_over_the_issue_samples(tmp_path: Path
         "turning_point_stated",
         "turning_point_counted",
         "turning_point_schema_counted",
+        "turning_point_schema_ranged",
     )
     assert _schema_counted_setting(params) == _pooled_schema_setting(tmp_path)
+    assert params.method_params["turning_point_schema_ranged"] == _schema_counted_setting(params)
 
 
 def test_the_schema_variant_names_the_pooled_corpora_schemas(tmp_path: Path) -> None:
@@ -230,6 +234,19 @@ def test_the_schema_line_is_read_on_the_pooled_samples_with_their_schemas(
     sgd, multiwoz = params.corpus("sgd").path, params.corpus("multiwoz").path
     assert schema == [f"{sgd}/test/schema.json.gz", f"{multiwoz}/schema.json.gz"]
     assert "turning_point_counted" not in params.method_params  # counted's rows stay counted's
+
+
+def test_the_ranged_line_is_read_on_the_pooled_samples_as_schema_counted(tmp_path: Path) -> None:
+    params = load_params(_apply(tmp_path, "tp31_schema_ranged.yaml"))
+    assert params.methods == (
+        "full_context",
+        "turning_point_schema_counted",
+        "turning_point_schema_ranged",
+    )
+    assert PROBES.of(params) == ("P2",) and params.seeds == (42, 43) and params.ratios == (0.3,)
+    # the pooled run's schema files for both: the rows differ by the line rule alone
+    assert _schema_counted_setting(params) == _pooled_schema_setting(tmp_path)
+    assert params.method_params["turning_point_schema_ranged"] == _schema_counted_setting(params)
 
 
 def test_the_unlabelled_variant_is_read_beside_the_default_and_filled(tmp_path: Path) -> None:

@@ -530,6 +530,10 @@ def test_schema_ranged_line_lists_the_last_date_turns_dates_in_order(unseen_sche
     )
     assert ranged.text.splitlines()[-1] == "LATEST: date March 9th to March 12th; time 10 am"
     assert ranged.record["params"]["state"] == "ranged"
+    spanned = get_method("turning_point_schema_spanned", params).compress(Source(turns, key="k"), 1)
+    assert spanned.text.splitlines()[-1] == (
+        "LATEST: start date March 9th; end date March 12th; time 10 am"
+    )
     # a last date turn naming one date leaves the counted entry as it is
     later = (*turns, Turn(4, USER, "And return it on the 14th."))
     assert (
@@ -584,6 +588,7 @@ def test_named_variants_are_methods_of_their_own() -> None:
         "turning_point_schema_counted",
         "turning_point_schema_dated",
         "turning_point_schema_ranged",
+        "turning_point_schema_spanned",
         "turning_point_schema_unpaired",
         "turning_point_sentences",
         "turning_point_stated",

@@ -61,7 +61,8 @@ state:
     the user's last naming turn when a name changed, ``unpaired``: ``counted`` without the
     kinds a single turn names with two texts (a pick-up and a drop-off date), or ``ranged``:
     ``counted`` whose date entry lists the dates of the last turn naming two, in order
-    ("March 8th to March 12th") (:mod:`.state`;
+    ("March 8th to March 12th"), or ``spanned``: those two dates as a start and an end date
+    (:mod:`.state`;
     a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
 
 state_at:

@@ -50,6 +50,12 @@ current value for 1,054 and another text only for 190 (``counted``: 1,018 and 22
 events whose current value is one of such a turn's two dates, it is the first of them for 36
 of 37 pick-up dates and the second for all 22 drop-off dates.
 
+``spanned`` is ``ranged`` with those two dates as two entries, a start and an end date, so that
+the reader reads one date, not the range ("date March 6th to March 9th" was answered whole for
+3 pick-up questions of the eight SGD dev samples):
+
+    LATEST: start date March 8th; end date March 12th; time 10 am
+
 Tuned on SGD train and dev only (``python benchmarks/tp_state_line.py``): on SGD dev 400's
 253 P2 events the ``counted`` line names the current value for 139 (``latest``: 122) and
 another text of its kind for 13 (13); on SGD train 1,500's 927 events 693 (443) and 21 (21).
@@ -68,6 +74,7 @@ from compressbench.corpora.model import USER, Turn
 
 HEAD = "LATEST:"
 COUNT_PREFIX = "count:"  # a number with its unit: ``count:people``, ``count:amount``
+DATE_PART = "date:"  # one of two dates a turn names: ``date:start``, ``date:end``
 _AMOUNT = f"{COUNT_PREFIX}amount"  # money, in any of its units
 _UNIT = re.compile(rf"{UNITS}$", re.IGNORECASE)
 # a unit's kind: money is one ``amount``, persons are ``people``, a plural its singular
@@ -81,12 +88,14 @@ def _tracked(kind: str) -> bool:
 
 def _label(kind: str, text: str) -> str:
     """``time``, ``date``, a schema kind's slot name in words (``origin city``), ``amount`` for
-    money; none for another count (its text says its unit: ``4 people``); ``name`` or
-    ``names`` for the user's names."""
+    money; none for another count (its text says its unit: ``4 people``); ``start date`` and
+    ``end date`` for a date part; ``name`` or ``names`` for the user's names."""
     if kind == "name":
         return "names" if ", " in text else "name"
     if kind.startswith(COUNT_PREFIX):
         return "amount" if kind == _AMOUNT else ""
+    if kind.startswith(DATE_PART):
+        return f"{kind.removeprefix(DATE_PART)} date"
     return kind.rsplit(":", 1)[-1].replace("_", " ")
 
 
@@ -150,14 +159,34 @@ def paired_kinds(turns: Sequence[Turn], rules: MentionRules, counts: bool) -> se
     return {k for t in turns for k, said in turn_texts(t, rules, counts).items() if len(said) > 1}
 
 
-def last_date_range(turns: Sequence[Turn], rules: MentionRules) -> str | None:
-    """The dates of the last turn of ``turns`` that names a date, in order ("March 8th to March
-    12th"; three or more joined by ", "), when it names two or more; None otherwise."""
+def last_dates(turns: Sequence[Turn], rules: MentionRules) -> list[str]:
+    """The dates of the last turn of ``turns`` that names a date, in order, when it names two or
+    more distinct ones; none otherwise."""
     for t in reversed(turns):
         dates = turn_texts(t, rules, counts=False).get("date")
         if dates:
-            return (" to " if len(dates) == 2 else ", ").join(dates) if len(dates) > 1 else None
-    return None
+            return dates if len(dates) > 1 else []
+    return []
+
+
+def _range(dates: list[str]) -> dict[str, str]:
+    """One date entry: two dates "March 8th to March 12th", three or more joined by ", "."""
+    return {"date": (" to " if len(dates) == 2 else ", ").join(dates)}
+
+
+def _span(dates: list[str]) -> dict[str, str]:
+    """Two dates as a start and an end date entry (``date:start``, ``date:end``); three or more
+    as :func:`_range`."""
+    return {"date:start": dates[0], "date:end": dates[1]} if len(dates) == 2 else _range(dates)
+
+
+# how the date entry shows the :func:`last_dates` of a date turn naming two or more: ``last``
+# (its last mention, as every other kind), ``range`` (:func:`_range`), ``span`` (:func:`_span`)
+DATE_ENTRIES: dict[str, Callable[[list[str]], dict[str, str]] | None] = {
+    "last": None,
+    "range": _range,
+    "span": _span,
+}
 
 
 def line_entries(
@@ -166,22 +195,27 @@ def line_entries(
     counts: bool,
     names: bool,
     unpaired: bool = False,
-    ranged: bool = False,
+    dates: str = "last",
 ) -> dict[str, str]:
     """The state line's entries, kind -> its text: every tracked kind with two or more distinct
     texts, its last mention, in the order of the kinds' last mentions (with ``unpaired``, not
-    the :func:`paired_kinds`; with ``ranged``, the date entry the :func:`last_date_range` when
-    there is one); with ``names``, then ``name`` -> the names of :func:`user_names` no other
-    entry holds, joined by ", "."""
+    the :func:`paired_kinds`; the date entry as ``dates`` says: :data:`DATE_ENTRIES`); with
+    ``names``, then ``name`` -> the names of :func:`user_names` no other entry holds, joined
+    by ", "."""
     left_out = paired_kinds(turns, rules, counts) if unpaired else set()
     entries = {
         k: text
         for k, (text, distinct) in last_mentions(turns, rules, counts).items()
         if _tracked(k) and distinct > 1 and k not in left_out
     }
-    dates = last_date_range(turns, rules) if ranged and "date" in entries else None
-    if dates is not None:
-        entries["date"] = dates
+    shown = DATE_ENTRIES[dates]
+    pair = last_dates(turns, rules) if shown is not None and "date" in entries else []
+    if shown is not None and pair:  # the date entry's place in the line, its new entries
+        entries = {
+            kind: text
+            for k, v in entries.items()
+            for kind, text in (shown(pair) if k == "date" else {k: v}).items()
+        }
     listed = {text.lower() for text in entries.values()}
     named = [n for n in user_names(turns, rules) if n.lower() not in listed] if names else []
     return {**entries, "name": ", ".join(dict.fromkeys(named))} if named else entries
@@ -193,7 +227,7 @@ class LineRule(NamedTuple):
     counts: bool
     names: bool = False
     unpaired: bool = False
-    ranged: bool = False
+    dates: str = "last"
 
 
 def _latest(turns: Sequence[Turn], rules: MentionRules, rule: LineRule) -> str:
@@ -207,13 +241,15 @@ def _latest(turns: Sequence[Turn], rules: MentionRules, rule: LineRule) -> str:
 
 # the line rules: ``latest`` (times, dates, schema slots), ``counted`` (those and each unit's
 # count), ``named`` (those and the user's last names), ``unpaired`` (``counted`` without the
-# kinds a turn names twice), ``ranged`` (``counted`` with the last date turn's dates in order)
+# kinds a turn names twice), ``ranged`` (``counted`` with the last date turn's dates in order),
+# ``spanned`` (``counted`` with them as a start and an end date)
 LINE_RULES: dict[str, LineRule] = {
     "latest": LineRule(counts=False),
     "counted": LineRule(counts=True),
     "named": LineRule(counts=True, names=True),
     "unpaired": LineRule(counts=True, unpaired=True),
-    "ranged": LineRule(counts=True, ranged=True),
+    "ranged": LineRule(counts=True, dates="range"),
+    "spanned": LineRule(counts=True, dates="span"),
 }
 # ``state`` settings: ``none`` (default, no line) or a line rule
 STATES: dict[str, Callable[[Sequence[Turn], MentionRules], str]] = {

@@ -38,6 +38,8 @@ from typing import Any
 # texts (the kind of two slots: "pick up on March 8th, drop off March 12th");
 # ``turning_point_schema_ranged`` is ``turning_point_schema_counted`` whose date entry lists the
 # dates of the last turn naming two or more, in order ("date March 8th to March 12th");
+# ``turning_point_schema_spanned`` is ``turning_point_schema_ranged`` whose two dates are a start
+# and an end date entry ("start date March 8th; end date March 12th");
 # ``turning_point_bare`` is the r = 0.1 setting: bare values, no labels, a user's own revisions
 # and late mentions weighed up.
 NAMED_VARIANTS: dict[str, dict[str, Any]] = {
@@ -61,6 +63,7 @@ NAMED_VARIANTS: dict[str, dict[str, Any]] = {
     "turning_point_schema_dated": {"fill": "frames", "state": "counted", "dates": "whole"},
     "turning_point_schema_unpaired": {"fill": "frames", "state": "unpaired"},
     "turning_point_schema_ranged": {"fill": "frames", "state": "ranged"},
+    "turning_point_schema_spanned": {"fill": "frames", "state": "spanned"},
     "turning_point_bare": {
         "units": "value",
         "revisions": "same_speaker",
