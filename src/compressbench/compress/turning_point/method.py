@@ -59,11 +59,11 @@ state:
     the dialogue's last mention of each changed time, date or schema-slot kind, ``counted``:
     those and each unit's count ("4 people"), ``named``: those counts too and the names of
     the user's last naming turn when a name changed, ``unpaired``: ``counted`` without the
-    kinds a single turn names with two texts (a pick-up and a drop-off date), or ``ranged``:
+    kinds a single turn names with two texts (a pick-up and a drop-off date), ``ranged``:
     ``counted`` whose date entry lists the dates of the last turn naming two, in order
     ("March 8th to March 12th"), or ``spanned``: those two dates as a start and an end date
-    (:mod:`.state`;
-    a labelled rendering variant, its tokens within the budget). Recorded when not ``none``.
+    (:mod:`.state`; a labelled rendering variant, its tokens within the budget). Recorded when
+    not ``none``.
 
 state_at:
     where the state line goes: ``end`` (default, after the kept pieces) or ``start`` (before
