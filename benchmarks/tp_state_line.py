@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
         dates = last_dates(d.turns, rules)
         for e, kinds in held:
             places = [i for i, date in enumerate(dates) if survives(e.new_value, date, d.dataset)]
-            if len(dates) == 2 and places:
+            if len(dates) == 2 and places:  # a two-date turn holds the current value
                 ranges[e.slot, places[0]] += 1
             for k in kinds:
                 by_kind[_pooled(k), survives(e.new_value, last[k][0], d.dataset)] += 1

@@ -521,16 +521,15 @@ def test_schema_ranged_line_lists_the_last_date_turns_dates_in_order(unseen_sche
         Turn(2, USER, "No, pick it up on the 9th, at 10 am."),
         Turn(3, SYSTEM, "A roadster from March 9th to March 12th at 10 am."),
     )
+    src = Source(turns, key="k")
     params = {"schema": str(unseen_schema)}
-    ranged = get_method("turning_point_schema_ranged", params).compress(Source(turns, key="k"), 1.0)
-    counted = get_method("turning_point_schema_counted", params)
+    ranged = get_method("turning_point_schema_ranged", params).compress(src, 1.0)
+    counted = get_method("turning_point_schema_counted", params).compress(src, 1.0)
     # the counted line's date is the drop-off date only; the ranged one names both, in order
-    assert counted.compress(Source(turns, key="k"), 1.0).text.splitlines()[-1] == (
-        "LATEST: date March 12th; time 10 am"
-    )
+    assert counted.text.splitlines()[-1] == "LATEST: date March 12th; time 10 am"
     assert ranged.text.splitlines()[-1] == "LATEST: date March 9th to March 12th; time 10 am"
     assert ranged.record["params"]["state"] == "ranged"
-    spanned = get_method("turning_point_schema_spanned", params).compress(Source(turns, key="k"), 1)
+    spanned = get_method("turning_point_schema_spanned", params).compress(src, 1.0)
     assert spanned.text.splitlines()[-1] == (
         "LATEST: start date March 9th; end date March 12th; time 10 am"
     )

@@ -211,8 +211,8 @@ def line_entries(
         if _tracked(k) and distinct > 1 and k not in left_out
     }
     shown = DATE_ENTRIES[dates]
-    pair = last_dates(turns, rules) if shown is not None and "date" in entries else []
-    if shown is not None and pair:  # the date entry's place in the line, its new entries
+    if shown is not None and "date" in entries and (pair := last_dates(turns, rules)):
+        # the date entry's place in the line, its new entries
         entries = {
             kind: text
             for k, v in entries.items()
